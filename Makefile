@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# siw2: software iWARP RDMA device (kernel module + rdma-core provider).
+#
+#   make            build drivers/siw2/siw2.ko, the provider and test programs
+#   make install    install the module (depmod) and the provider system-wide
+#   make check      boot the VM test suite (installs missing packages first)
+#   make demo       boot a VM with two namespaces and show siw2 devices working
+#
+# KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
+# else to the newest installed Debian 6.12 headers.
+
+TOP := $(CURDIR)
+RUNNING_BUILD := /lib/modules/$(shell uname -r)/build
+ifeq ($(origin KDIR),undefined)
+  ifneq ($(filter 6.12.%,$(shell uname -r)),)
+    KDIR := $(RUNNING_BUILD)
+  else
+    KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-amd64)))
+  endif
+endif
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+export KDIR KVER
+
+.PHONY: all module provider progs install uninstall check demo deps clean checkpatch
+
+all: module provider progs
+
+module:
+	@test -d "$(KDIR)" || { echo "KDIR not found: install linux-headers-6.12-amd64 (tools/install-deps.sh) or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+provider:
+	$(MAKE) -C userspace-provider
+
+progs: provider
+	$(MAKE) -C tests/progs
+
+install: module provider
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+	$(MAKE) -C userspace-provider install
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/drivers/siw2/siw2.ko*
+	depmod -a $(KVER)
+	$(MAKE) -C userspace-provider uninstall
+
+deps:
+	tools/install-deps.sh
+
+check: deps
+	$(MAKE) all
+	tests/run-all.sh
+
+demo: deps
+	$(MAKE) all
+	tools/demo.sh
+
+checkpatch:
+	tools/checkpatch.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C userspace-provider clean
+	-$(MAKE) -C tests/progs clean
