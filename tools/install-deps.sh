@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Install the Debian packages siw2 needs to build and to run its VM test
+# suite.  Idempotent: only missing packages are installed, and the (slow)
+# "apt-get update" runs only when something is missing, so a fully set up
+# machine pays nothing but one dpkg-query call.
+set -euo pipefail
+
+PKGS=(
+	qemu-system-x86		# the TCG guest that runs every module test
+	linux-image-6.12-amd64	# guest kernel and its modules
+	linux-headers-6.12-amd64	# to build siw2.ko
+	linux-source-6.12	# scripts/checkpatch.pl
+	rdma-core ibverbs-utils rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev
+	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
+	gcc make pkg-config strace
+)
+
+want=("${PKGS[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[[ "$st" == "install ok installed" ]] || missing+=("$p")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+	echo "install-deps: all ${#want[@]} packages present"
+	exit 0
+fi
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+	command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+	SUDO=(sudo)
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" </dev/null
