@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2 rdma-core provider: verbs. For now every verb is a plain uverbs
+ * command; the kernel owns all queues (mmapped rings come later).
+ *
+ * Conventions expected by libibverbs: create/alloc verbs return NULL and
+ * set errno; destroy/modify/query/post verbs return an errno value.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "siw2.h"
+
+static int siw2_query_device(struct ibv_context *ctx,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	char *fw = attr->orig_attr.fw_ver;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+	/* The numeric fw_ver is meaningless; report the sysfs string. */
+	if (siw2_read_fw_ver(ctx->device->ibdev_path, fw,
+			     sizeof(attr->orig_attr.fw_ver)))
+		strcpy(fw, SIW2_FW_VER_MARKER "unknown");
+	return 0;
+}
+
+static int siw2_query_port(struct ibv_context *ctx, uint8_t port,
+			   struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd = {};
+
+	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *siw2_alloc_pd(struct ibv_context *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ibv_alloc_pd cmd = {};
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int siw2_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static struct ibv_mr *siw2_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
+				  uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ibv_reg_mr cmd = {};
+	struct siw2_mr *mr;
+	int ret;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	ret = ibv_cmd_reg_mr(pd, addr, len, hca_va, access, &mr->vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->vmr.ibv_mr;
+}
+
+static int siw2_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (!ret)
+		free(to_smr(vmr));
+	return ret;
+}
+
+static struct ibv_cq *siw2_create_cq(struct ibv_context *ctx, int cqe,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector)
+{
+	struct siw2_create_cq_resp resp = {};
+	struct ibv_create_cq cmd = {};
+	struct siw2_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->ibcq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	cq->id = resp.drv.cq_id;
+	cq->num_cqe = resp.drv.num_cqe;
+	return &cq->ibcq;
+}
+
+static int siw2_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct siw2_resize_cq_resp resp = {};
+	struct ibv_resize_cq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (!ret)
+		to_scq(ibcq)->num_cqe = resp.drv.num_cqe;
+	return ret;
+}
+
+static int siw2_destroy_cq(struct ibv_cq *ibcq)
+{
+	int ret = ibv_cmd_destroy_cq(ibcq);
+
+	if (!ret)
+		free(to_scq(ibcq));
+	return ret;
+}
+
+static int siw2_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	return ibv_cmd_poll_cq(ibcq, ne, wc);
+}
+
+static int siw2_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+static struct ibv_qp *siw2_create_qp(struct ibv_pd *pd,
+				     struct ibv_qp_init_attr *attr)
+{
+	struct siw2_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct siw2_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_create_qp(pd, &qp->ibqp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->num_sqe = resp.drv.num_sqe;
+	qp->num_rqe = resp.drv.num_rqe;
+	return &qp->ibqp;
+}
+
+static int siw2_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+static int siw2_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			  int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int siw2_destroy_qp(struct ibv_qp *qp)
+{
+	int ret = ibv_cmd_destroy_qp(qp);
+
+	if (!ret)
+		free(to_sqp(qp));
+	return ret;
+}
+
+static struct ibv_srq *siw2_create_srq(struct ibv_pd *pd,
+				       struct ibv_srq_init_attr *attr)
+{
+	struct siw2_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct siw2_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->num_rqe = resp.drv.num_rqe;
+	return &srq->ibsrq;
+}
+
+static int siw2_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			   int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int siw2_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
+}
+
+static int siw2_destroy_srq(struct ibv_srq *srq)
+{
+	int ret = ibv_cmd_destroy_srq(srq);
+
+	if (!ret)
+		free(to_ssrq(srq));
+	return ret;
+}
+
+static int siw2_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr)
+{
+	return ibv_cmd_post_send(qp, wr, bad_wr);
+}
+
+static int siw2_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	return ibv_cmd_post_recv(qp, wr, bad_wr);
+}
+
+static int siw2_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
+}
+
+const struct verbs_context_ops siw2_ctx_ops = {
+	.alloc_pd = siw2_alloc_pd,
+	.create_cq = siw2_create_cq,
+	.create_qp = siw2_create_qp,
+	.create_srq = siw2_create_srq,
+	.dealloc_pd = siw2_dealloc_pd,
+	.dereg_mr = siw2_dereg_mr,
+	.destroy_cq = siw2_destroy_cq,
+	.destroy_qp = siw2_destroy_qp,
+	.destroy_srq = siw2_destroy_srq,
+	.free_context = siw2_free_context,
+	.modify_qp = siw2_modify_qp,
+	.modify_srq = siw2_modify_srq,
+	.poll_cq = siw2_poll_cq,
+	.post_recv = siw2_post_recv,
+	.post_send = siw2_post_send,
+	.post_srq_recv = siw2_post_srq_recv,
+	.query_device_ex = siw2_query_device,
+	.query_port = siw2_query_port,
+	.query_qp = siw2_query_qp,
+	.query_srq = siw2_query_srq,
+	.reg_mr = siw2_reg_mr,
+	.req_notify_cq = siw2_req_notify_cq,
+	.resize_cq = siw2_resize_cq,
+};
