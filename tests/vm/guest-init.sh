@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Stage 2 of the siw2 test guest, run by bash as PID 1 after the initramfs
+# (tests/vm/mkinitramfs.sh) switched into the overlay of the host's root.
+# /proc, /sys, /dev, /tmp, /run, the repo and /run/siw2 (the read-write
+# results share holding "job", written by tests/vm/vm.sh) are mounted.
+# Runs the job's script, saves its status and the kernel log, powers off.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
+R=/run/siw2
+
+poweroff_now() {
+	sync
+	echo o >/proc/sysrq-trigger || busybox poweroff -f
+	sleep 30		# poweroff is asynchronous; never let PID 1 exit
+}
+
+# shellcheck source=/dev/null
+source "$R/job" || { echo "guest-init: no job file" >/dev/console; poweroff_now; }
+
+# Mounts, lo and the hostname were done by the initramfs (fast busybox).
+# /etc/mtab may point at the host's; make it the guest's view.
+[[ -L /etc/mtab ]] || ln -sf /proc/self/mounts /etc/mtab
+echo siw2-vm >/etc/hostname
+ulimit -l unlimited		# RDMA memory registration pins pages
+
+dmesg -w >"$R/dmesg.live" 2>&1 &
+dmesg_pid=$!
+
+export SIW2_TOP
+export SIW2_KO=$SIW2_TOP/drivers/siw2/siw2.ko
+export SIW2_PROGS=$SIW2_TOP/tests/progs/bin
+export RDMAV_DRIVERS=$SIW2_TOP/userspace-provider/build/libsiw2
+export SIW2_RESULTS=$R/results
+[[ -d $SIW2_RESULTS ]] || mkdir -p "$SIW2_RESULTS"
+
+read -r up _ </proc/uptime; echo "$up" >"$R/boot"
+cd "$SIW2_TOP" || { echo 1 >"$R/rc"; poweroff_now; }
+if [[ $SIW2_MODE == demo ]]; then
+	# Console is the user's terminal: show everything, keep a copy.
+	bash "$SIW2_SCRIPT" </dev/null 2>&1 | tee "$R/out" >/dev/console
+	rc=${PIPESTATUS[0]}
+else
+	bash "$SIW2_SCRIPT" </dev/null >"$R/out" 2>&1
+	rc=$?
+fi
+cd /
+echo "$rc" >"$R/rc"
+read -r up _ </proc/uptime; echo "$up" >"$R/end"
+kill "$dmesg_pid" 2>/dev/null
+dmesg >"$R/dmesg" 2>&1
+poweroff_now

@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Guest-side helpers for tests/vm/cases/*.sh:
+#     source "$SIW2_TOP/tests/vm/lib.sh"
+#
+# Environment set by the harness (tests/vm/guest-init.sh): SIW2_TOP, SIW2_KO,
+# SIW2_PROGS, RDMAV_DRIVERS, SIW2_RESULTS (kept on the host under
+# build/vm-logs/<case>/).  Exit status 0 = pass, 77 = skip, else fail.
+#
+#   fail MSG                 "FAIL: MSG" on stderr, exit 1
+#   skip MSG                 "SKIP: MSG" on stdout, exit 77
+#   log MSG                  MSG on stdout with a timestamp (guest uptime)
+#   need CMD...              skip unless every CMD is available
+#   wait_until SECS CMD...   retry CMD until it succeeds or SECS (wall clock)
+#                            passed; return 1 on timeout
+#   siw2_load [param=val...] load ib_core ib_uverbs iw_cm rdma_cm rdma_ucm,
+#                            install $SIW2_KO as updates/siw2.ko, depmod, and
+#                            modprobe siw2 with the parameters
+#   siw2_install_only        just install $SIW2_KO + depmod (for autoload
+#                            tests: "rdma link add .. type siw2" loads it
+#                            through the rdma-link-siw2 alias)
+#   siw2_unload              modprobe -r siw2, fail if it cannot
+#   siw2_loaded              true if the siw2 module is loaded
+#   ns_pair A B [IDX]        namespaces A and B joined by veth A-v <-> B-v,
+#                            198.18.IDX.1/24 + fd00:IDX::1/64 in A, .2 / ::2
+#                            in B, lo and links up, carrier awaited
+#   ns_dummy NS NAME [CIDR]  dummy netdev NAME in namespace NS ("-" = initial
+#                            one), up, address CIDR (default 198.19.N.1/24,
+#                            N counting up per call)
+#   siw2_link_add NS IBDEV NETDEV   rdma link add IBDEV type siw2 netdev
+#                            NETDEV, run in namespace NS ("-" = initial);
+#                            returns rdma's status (does not fail)
+#   siw2_link_del IBDEV      rdma link delete IBDEV; returns its status
+#   siw2_dev_exists IBDEV    true if /sys/class/infiniband/IBDEV exists
+#   siw2_count KIND [IBDEV]  echo the live object count from debugfs
+#                            (/sys/kernel/debug/siw2[/IBDEV]/objects); KIND is
+#                            devices (global only), ucontexts, pds, cqs, mrs,
+#                            srqs, qps; return 1 if unavailable
+#   siw2_assert_zero_counts  fail unless every global count is 0
+#   in_ns NS CMD...          run CMD in namespace NS ("-" = initial)
+
+SIW2_DEBUGFS=/sys/kernel/debug/siw2
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+log() {
+	local up
+	read -r up _ </proc/uptime
+	printf '[%9s] %s\n' "$up" "$*"
+}
+
+need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "missing command: $c"
+	done
+}
+
+# Wall-clock deadline: process start costs ~0.1 s under TCG, so counting
+# iterations would stretch the timeout by an unknown factor.
+wait_until() {
+	local secs=$1 deadline now
+	shift
+	deadline=$(( ${EPOCHREALTIME/./} + secs * 1000000 ))
+	while :; do
+		"$@" && return 0
+		now=${EPOCHREALTIME/./}
+		(( now >= deadline )) && return 1
+		sleep 0.1
+	done
+}
+
+in_ns() {
+	local ns=$1
+	shift
+	if [[ $ns == - ]]; then
+		"$@"
+	else
+		ip netns exec "$ns" "$@"
+	fi
+}
+
+siw2_install_only() {
+	local kver dst
+	[[ -f $SIW2_KO ]] || skip "$SIW2_KO not built (run make)"
+	kver=$(uname -r)
+	dst=/lib/modules/$kver/updates
+	mkdir -p "$dst" || fail "mkdir $dst"
+	cp "$SIW2_KO" "$dst/siw2.ko" || fail "cannot install $SIW2_KO"
+	depmod -a "$kver" || fail "depmod failed"
+}
+
+siw2_load() {
+	local m
+	for m in ib_core ib_uverbs iw_cm rdma_cm rdma_ucm; do
+		modprobe "$m" || fail "modprobe $m"
+	done
+	siw2_install_only
+	modprobe siw2 "$@" || fail "modprobe siw2 $*"
+}
+
+siw2_loaded() { [[ -d /sys/module/siw2 ]]; }
+
+siw2_unload() {
+	modprobe -r siw2 || fail "modprobe -r siw2 failed (refcnt $(cat /sys/module/siw2/refcnt 2>/dev/null))"
+	! siw2_loaded || fail "siw2 still loaded after modprobe -r"
+}
+
+ns_pair() {
+	local a=$1 b=$2 idx=${3:-0} ns
+	ip netns add "$a" || fail "ip netns add $a"
+	ip netns add "$b" || fail "ip netns add $b"
+	ip link add "$a-v" netns "$a" type veth peer name "$b-v" netns "$b" ||
+		fail "veth $a-v/$b-v"
+	ip -n "$a" addr add "198.18.$idx.1/24" dev "$a-v" || fail "addr $a-v"
+	ip -n "$b" addr add "198.18.$idx.2/24" dev "$b-v" || fail "addr $b-v"
+	ip -n "$a" -6 addr add "fd00:$idx::1/64" dev "$a-v" nodad || fail "addr6 $a-v"
+	ip -n "$b" -6 addr add "fd00:$idx::2/64" dev "$b-v" nodad || fail "addr6 $b-v"
+	for ns in "$a" "$b"; do
+		ip -n "$ns" link set lo up || fail "lo up in $ns"
+		ip -n "$ns" link set "$ns-v" up || fail "$ns-v up"
+	done
+	wait_until 10 eval "ip -n '$a' link show '$a-v' | grep -q LOWER_UP &&
+		ip -n '$b' link show '$b-v' | grep -q LOWER_UP" ||
+		fail "no carrier on $a-v/$b-v"
+}
+
+_siw2_dummy_n=0
+ns_dummy() {
+	local ns=$1 name=$2 cidr=${3:-}
+	if [[ -z $cidr ]]; then
+		cidr=198.19.$_siw2_dummy_n.1/24
+		_siw2_dummy_n=$((_siw2_dummy_n + 1))
+	fi
+	if [[ $ns != - ]] && ! ip netns list | grep -qw "^$ns"; then
+		ip netns add "$ns" || fail "ip netns add $ns"
+		ip -n "$ns" link set lo up
+	fi
+	in_ns "$ns" ip link add "$name" type dummy || fail "dummy $name in $ns"
+	in_ns "$ns" ip addr add "$cidr" dev "$name" || fail "addr $cidr on $name"
+	in_ns "$ns" ip link set "$name" up || fail "$name up"
+}
+
+siw2_link_add() {
+	local ns=$1 ibdev=$2 netdev=$3
+	in_ns "$ns" rdma link add "$ibdev" type siw2 netdev "$netdev"
+}
+
+siw2_link_del() { rdma link delete "$1"; }
+
+siw2_dev_exists() { [[ -e /sys/class/infiniband/$1 ]]; }
+
+siw2_count() {
+	local kind=$1 file=$SIW2_DEBUGFS/objects v
+	[[ -n ${2:-} ]] && file=$SIW2_DEBUGFS/$2/objects
+	[[ -r $file ]] || { echo "siw2_count: no $file" >&2; return 1; }
+	v=$(awk -v k="$kind" '$1 == k { print $2; exit }' "$file")
+	[[ -n $v ]] || { echo "siw2_count: no '$kind' in $file" >&2; return 1; }
+	echo "$v"
+}
+
+siw2_assert_zero_counts() {
+	local file=$SIW2_DEBUGFS/objects
+	[[ -r $file ]] || fail "no $file (siw2 loaded? debugfs mounted?)"
+	awk '$2 != 0 { bad = 1 } END { exit bad }' "$file" ||
+		fail "object counts not zero: $(tr '\n' ' ' <"$file")"
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# tests/vm/run.sh [-j[N]] [case-file ...]
+#
+# Boot one fresh QEMU guest per case (default: tests/vm/cases/*.sh, sorted),
+# run the case inside it (see tests/vm/guest-init.sh and tests/vm/lib.sh),
+# and report TAP on stdout, ending with the line
+#     N passed, N failed, N skipped
+# Exit status is non-zero if any case failed.
+#
+# A case fails when it exits with a status other than 0 or 77 (77 = skip,
+# reason = first stdout line starting with "SKIP:"), when it runs out of
+# time (300 s, or "# timeout: N" in the case file; QEMU is then killed), or
+# when the guest kernel log shows a warning, BUG, oops, leak report and the
+# like (see KLOG_BAD below).
+#
+# -j runs up to N guests at once (default: number of CPUs); each guest
+# takes 2 vCPUs and SIW2_VM_MEM (2G) of memory.
+#
+# Logs stay in build/vm-logs/: <case>.out (case output), <case>.dmesg (guest
+# kernel log), <case>.console (serial console), <case>/ (what the case put
+# in $SIW2_RESULTS).
+set -u
+
+SIW2_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export SIW2_TOP
+# shellcheck source=tests/vm/vm.sh
+source "$SIW2_TOP/tests/vm/vm.sh"
+
+LOGDIR=$SIW2_TOP/build/vm-logs
+DEFAULT_TIMEOUT=300
+# Kernel log lines that fail a case, whatever its exit status.  \bBUG\b so
+# that "DEBUG" does not match.
+KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|UBSAN|general protection|kmemleak|Call Trace|Kernel panic'
+
+jobs=1
+cases=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-j) jobs=$(nproc)
+	    if [[ ${2:-} =~ ^[0-9]+$ ]]; then jobs=$2; shift; fi ;;
+	-j[0-9]*) jobs=${1#-j} ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; exit 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*)  cases+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")") ;;
+	esac
+	shift
+done
+if [[ ${#cases[@]} -eq 0 ]]; then
+	shopt -s nullglob
+	cases=("$SIW2_TOP"/tests/vm/cases/*.sh)
+	shopt -u nullglob
+fi
+(( jobs >= 1 )) || jobs=1
+
+# Build the initramfs once up front, not racing in parallel guests.
+if kinfo=$(vm_kernel); then
+	vm_initramfs "${kinfo%% *}" >/dev/null || kinfo=
+fi
+
+mkdir -p "$LOGDIR/.tap"
+
+# diag FILE N: the last N lines of FILE as indented TAP diagnostics.
+diag() {
+	[[ -s $1 ]] || return 0
+	tail -n "$2" "$1" | sed 's/^/#     /'
+}
+
+# run_case IDX CASE: boot, run, judge; writes the TAP block to .tap/IDX.
+run_case() {
+	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad
+	name=$(basename "$case" .sh)
+	res=$LOGDIR/.run/$name
+	local tap=$LOGDIR/.tap/$idx
+	tmo=$(sed -n 's/^#[[:space:]]*timeout:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$case" | head -n1)
+	tmo=${tmo:-$DEFAULT_TIMEOUT}
+
+	rm -rf "$res" "$LOGDIR/$name" "$LOGDIR/$name".{out,dmesg,console}
+	mkdir -p "$res"
+	local t0=$EPOCHREALTIME
+	if [[ -z $kinfo ]]; then
+		rc=1; echo "no usable kernel/initramfs" >"$LOGDIR/$name.console"
+	else
+		vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
+		rc=$?
+	fi
+	local wall
+	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+
+	# Keep the logs where the brief says; a guest that hung or died left
+	# no final dmesg: fall back to the streamed copy plus the console.
+	[[ -f $res/out ]] && mv "$res/out" "$LOGDIR/$name.out" || : >"$LOGDIR/$name.out"
+	if [[ -f $res/dmesg ]]; then
+		mv "$res/dmesg" "$LOGDIR/$name.dmesg"
+	else
+		cat "$res/dmesg.live" "$LOGDIR/$name.console" >"$LOGDIR/$name.dmesg" 2>/dev/null
+	fi
+	[[ -d $res/results ]] && mv "$res/results" "$LOGDIR/$name"
+	boot=$(cat "$res/boot" 2>/dev/null); end=$(cat "$res/end" 2>/dev/null)
+	status=$(cat "$res/rc" 2>/dev/null)
+
+	msg=""
+	if [[ $rc -eq 124 ]]; then
+		status=fail; msg="timed out after ${tmo}s (QEMU killed)"
+	elif [[ -z $status ]]; then
+		status=fail; msg="guest did not finish the case (QEMU status $rc)"
+	elif [[ $status -eq 0 ]]; then
+		status=pass
+	elif [[ $status -eq 77 ]]; then
+		status=skip
+		reason=$(grep -m1 '^SKIP:' "$LOGDIR/$name.out" | sed 's/^SKIP:[[:space:]]*//')
+		reason=${reason:-no reason given}
+	else
+		msg="exit status $status"; status=fail
+	fi
+	# The console also catches what a dying guest printed (panics).
+	bad=$(cat "$LOGDIR/$name.dmesg" "$LOGDIR/$name.console" 2>/dev/null |
+		grep -E -m1 "$KLOG_BAD")
+	if [[ -n $bad ]]; then
+		msg="${msg:+$msg; }kernel log: $bad"; status=fail
+	fi
+
+	{
+		case $status in
+		pass) echo "ok $idx - $name" ;;
+		skip) echo "ok $idx - $name # SKIP $reason" ;;
+		*)    echo "not ok $idx - $name" ;;
+		esac
+		echo "# $name: boot ${boot:-?} s, case done at ${end:-?} s guest uptime, ${wall} s wall"
+		if [[ $status == fail ]]; then
+			echo "# $msg"
+			echo "#   output ($LOGDIR/$name.out):"
+			diag "$LOGDIR/$name.out" 25
+			echo "#   kernel log ($LOGDIR/$name.dmesg):"
+			if [[ -n $bad ]]; then
+				grep -E -m5 -B2 -A8 "$KLOG_BAD" "$LOGDIR/$name.dmesg" |
+					head -n 40 | sed 's/^/#     /'
+			else
+				diag "$LOGDIR/$name.dmesg" 25
+			fi
+		fi
+		echo "$status" >"$tap.status"
+	} >"$tap"
+	rm -rf "$res"
+}
+
+n=${#cases[@]}
+echo "1..$n"
+passed=0 failed=0 skipped=0
+emit() {		# print case IDX's block and count it
+	cat "$LOGDIR/.tap/$1"
+	case $(cat "$LOGDIR/.tap/$1.status" 2>/dev/null) in
+	pass) passed=$((passed + 1)) ;;
+	skip) skipped=$((skipped + 1)) ;;
+	*)    failed=$((failed + 1)) ;;
+	esac
+}
+
+rm -f "$LOGDIR/.tap/"*
+if (( jobs == 1 )); then
+	for ((i = 1; i <= n; i++)); do
+		run_case "$i" "${cases[i-1]}"
+		emit "$i"
+	done
+else
+	# Up to $jobs guests at once; results printed in case order.
+	running=0
+	for ((i = 1; i <= n; i++)); do
+		if (( running >= jobs )); then
+			wait -n; running=$((running - 1))
+		fi
+		run_case "$i" "${cases[i-1]}" &
+		running=$((running + 1))
+	done
+	wait
+	for ((i = 1; i <= n; i++)); do
+		emit "$i"
+	done
+fi
+rm -rf "$LOGDIR/.tap" "$LOGDIR/.run"
+
+echo "$passed passed, $failed failed, $skipped skipped"
+(( failed == 0 ))

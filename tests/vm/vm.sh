@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Host-side VM machinery shared by tests/vm/run.sh and tools/demo.sh.
+# Source it; it defines:
+#
+#   vm_kernel            echo "VERSION IMAGE" of the newest installed 6.12.*-amd64
+#   vm_initramfs KVER    echo the cached initramfs for KVER, (re)building it
+#                        when the kernel or tests/vm/mkinitramfs.sh changed
+#   vm_boot RESDIR TIMEOUT CONSOLE MODE SCRIPT
+#                        boot one fresh guest that runs SCRIPT (absolute path
+#                        inside the repo) and powers off.  RESDIR is a host
+#                        directory shared read-write with the guest (mounted
+#                        at /run/siw2): the guest leaves there
+#                          out      the script's stdout+stderr
+#                          rc       its exit status
+#                          dmesg    the complete kernel log at the end
+#                          dmesg.live  the kernel log streamed while running
+#                                   (what survives a hung guest)
+#                          boot     guest uptime (s) when SCRIPT started
+#                          results/ = $SIW2_RESULTS
+#                        MODE "run": output only to RESDIR/out, console (the
+#                        serial line: kernel errors, panics) to CONSOLE.
+#                        MODE "demo": output also to the terminal.
+#                        Returns 0 when the guest ran to power-off, 124 when
+#                        TIMEOUT seconds passed (QEMU is then killed), else
+#                        QEMU's status.
+#
+# Environment: SIW2_VM_ACCEL (default tcg,thread=multi; "kvm" where nested
+# KVM works), SIW2_VM_MEM (2G), SIW2_VM_SMP (2), SIW2_VM_APPEND (extra
+# kernel command line words).
+
+SIW2_TOP=${SIW2_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SIW2_VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/siw2-vm
+
+vm_kernel() {
+	local img ver
+	img=$(ls -1 /boot/vmlinuz-6.12*-amd64 2>/dev/null | sort -V | tail -n1)
+	[[ -n $img ]] || { echo "vm: no /boot/vmlinuz-6.12*-amd64 (run tools/install-deps.sh)" >&2; return 1; }
+	ver=${img#/boot/vmlinuz-}
+	[[ -d /lib/modules/$ver ]] || { echo "vm: no /lib/modules/$ver" >&2; return 1; }
+	echo "$ver $img"
+}
+
+vm_initramfs() {
+	local kver=$1 gen=$SIW2_TOP/tests/vm/mkinitramfs.sh key out
+	key=$( { echo "$kver"; stat -c %Y "/lib/modules/$kver/modules.dep"; cat "$gen"; } |
+		sha256sum | cut -c1-16)
+	out=$SIW2_VM_CACHE/initramfs-$kver-$key.cpio.gz
+	if [[ ! -s $out ]]; then
+		mkdir -p "$SIW2_VM_CACHE"
+		# Drop stale images of this kernel so the cache does not grow.
+		rm -f "$SIW2_VM_CACHE/initramfs-$kver-"*.cpio.gz
+		bash "$gen" "$kver" "$out" >&2 || return 1
+	fi
+	echo "$out"
+}
+
+vm_boot() {
+	local resdir=$1 tmo=$2 console=$3 mode=$4 script=$5
+	local kver img initrd rc
+	read -r kver img < <(vm_kernel) || return 1
+	[[ -n $kver ]] || return 1
+	initrd=$(vm_initramfs "$kver") || return 1
+	case $SIW2_TOP in
+	*[[:space:]]*) echo "vm: repo path must not contain white space: $SIW2_TOP" >&2; return 1 ;;
+	esac
+
+	mkdir -p "$resdir/results"
+	rm -f "$resdir"/{out,rc,dmesg,dmesg.live,boot}
+	# The guest sources this; %q keeps any value intact.
+	{
+		printf 'SIW2_MODE=%q\n' "$mode"
+		printf 'SIW2_SCRIPT=%q\n' "$script"
+		printf 'SIW2_TOP=%q\n' "$SIW2_TOP"
+	} >"$resdir/job"
+
+	local accel=${SIW2_VM_ACCEL:-tcg,thread=multi}
+	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu max
+		-smp "${SIW2_VM_SMP:-2}" -m "${SIW2_VM_MEM:-2G}"
+		-nographic -no-reboot -nic none
+		-kernel "$img" -initrd "$initrd"
+		-append "console=ttyS0 tsc=reliable panic=-1 quiet siw2_top=$SIW2_TOP ${SIW2_VM_APPEND:-}"
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$SIW2_TOP,mount_tag=siw2top,security_model=none,readonly=on"
+		-virtfs "local,path=$resdir,mount_tag=siw2res,security_model=none")
+	# timeout: TERM first so QEMU restores the terminal, KILL if it lingers.
+	if [[ $mode == demo ]]; then
+		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$console"
+		rc=${PIPESTATUS[0]}
+	else
+		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1
+		rc=$?
+	fi
+	[[ $rc -eq 137 ]] && rc=124	# killed after the grace period: still a timeout
+	return "$rc"
+}
