@@ -85,7 +85,10 @@ vm_boot() {
 		-virtfs "local,path=$resdir,mount_tag=siw2res,security_model=none")
 	# timeout: TERM first so QEMU restores the terminal, KILL if it lingers.
 	if [[ $mode == demo ]]; then
-		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$console"
+		# Strip SeaBIOS's terminal resets/clears: they would wipe the
+		# user's screen.
+		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$console" |
+			sed -u 's/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g'
 		rc=${PIPESTATUS[0]}
 	else
 		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1

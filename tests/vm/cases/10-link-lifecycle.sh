@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# rdma link add/delete lifecycle: 50 rounds of two siw2 devices on two dummy
+# netdevs created and deleted together; "rdma link show" lists them with the
+# port state following the netdev; debugfs counts return to zero; duplicate
+# links (EEXIST) and links on lo (EOPNOTSUPP) are refused; the module
+# unloads.
+# timeout: 300
+source "$SIW2_TOP/tests/vm/lib.sh"
+need rdma ip modprobe depmod
+
+ROUNDS=50
+
+# link_line IBDEV: the "rdma link show" line of IBDEV's port 1, or nothing.
+link_line() { rdma link show 2>/dev/null | grep "^link $1/1 "; }
+link_state() { link_line "$1" | sed -n 's/.* state \([A-Z_]*\) .*/\1/p'; }
+state_is() { [[ $(link_state "$1") == "$2" ]]; }
+
+siw2_load
+[[ $(siw2_count devices) == 0 ]] || fail "devices not 0 after load"
+ns_dummy - lk_a
+ns_dummy - lk_b
+
+log "$ROUNDS rounds of link add/delete on lk_a and lk_b"
+for ((i = 1; i <= ROUNDS; i++)); do
+	siw2_link_add - siw2_a lk_a || fail "round $i: rdma link add siw2_a"
+	siw2_link_add - siw2_b lk_b || fail "round $i: rdma link add siw2_b"
+	show=$(rdma link show) || fail "round $i: rdma link show"
+	[[ $show == *"link siw2_a/1 "*"netdev lk_a"* ]] || fail "round $i: siw2_a missing: $show"
+	[[ $show == *"link siw2_b/1 "*"netdev lk_b"* ]] || fail "round $i: siw2_b missing: $show"
+	if (( i == 1 || i == ROUNDS )); then
+		[[ $(siw2_count devices) == 2 ]] || fail "round $i: devices $(siw2_count devices), want 2"
+		[[ -r /sys/kernel/debug/siw2/siw2_a/objects ]] || fail "no per-device debugfs for siw2_a"
+		[[ $(siw2_count qps siw2_a) == 0 ]] || fail "siw2_a has qps"
+		wait_until 5 state_is siw2_a ACTIVE || fail "siw2_a state $(link_state siw2_a), want ACTIVE"
+		# Port state follows the netdev.
+		ip link set lk_a down
+		wait_until 5 state_is siw2_a DOWN || fail "lk_a down: siw2_a state $(link_state siw2_a)"
+		state_is siw2_b ACTIVE || fail "lk_a down changed siw2_b: $(link_state siw2_b)"
+		ip link set lk_a up
+		wait_until 5 state_is siw2_a ACTIVE || fail "lk_a up: siw2_a state $(link_state siw2_a)"
+
+		# Duplicates: a second device on the same netdev, a device on lo.
+		out=$(siw2_link_add - siw2_c lk_a 2>&1) && fail "second link on lk_a accepted"
+		[[ $out == *"File exists"* ]] || fail "duplicate link not refused with EEXIST: $out"
+		out=$(siw2_link_add - siw2_c lo 2>&1) && fail "link on lo accepted"
+		[[ $out == *"not supported"* ]] || fail "link on lo not refused with EOPNOTSUPP: $out"
+		siw2_dev_exists siw2_c && fail "siw2_c exists after refused adds"
+		[[ $(siw2_count devices) == 2 ]] || fail "refused adds changed devices to $(siw2_count devices)"
+	fi
+	siw2_link_del siw2_a || fail "round $i: rdma link delete siw2_a"
+	siw2_link_del siw2_b || fail "round $i: rdma link delete siw2_b"
+	siw2_dev_exists siw2_a && fail "round $i: siw2_a still in /sys/class/infiniband"
+	siw2_dev_exists siw2_b && fail "round $i: siw2_b still in /sys/class/infiniband"
+done
+log "rounds done"
+
+rdma link show | grep -q 'siw2_[ab]/' && fail "devices listed after delete: $(rdma link show)"
+siw2_assert_zero_counts
+[[ $(siw2_count devices) == 0 ]] || fail "devices $(siw2_count devices) after the loop"
+[[ -e /sys/kernel/debug/siw2/siw2_a ]] && fail "per-device debugfs of siw2_a left behind"
+siw2_unload
+log "ok"
