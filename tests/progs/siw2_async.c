@@ -2,13 +2,14 @@
 /*
  * siw2_async: report asynchronous events of one device, line by line.
  *
- *   siw2_async -d IBDEV [--timeout S] [--until EVENT] [--once]
+ *   siw2_async -d IBDEV [--timeout S] [--until EVENT] [--once] [--hold]
  *
  * Prints "port 1 state ACTIVE active_mtu 1024" once, then "ready" when it
  * is waiting on the async fd. Every event is printed as
  * "event PORT_ERR port 1", followed by the port state line (queried after
  * the event). A shell script can therefore toggle the netdev and wait for
  * the lines it expects. --once only prints the port state and exits.
+ * --hold keeps a PD, CQ, MR and QP alive while waiting.
  *
  * Exit status: 0 when --until EVENT was seen, or on DEVICE_FATAL (after a
  * clean close), or at the timeout when no --until was given; 1 when the
@@ -32,6 +33,54 @@ static const char *opt_dev;
 static const char *opt_until;
 static double opt_timeout = 30.0;
 static bool opt_once;
+static bool opt_hold;
+
+/* Objects kept alive with --hold, so device removal has work to undo. */
+struct held {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	char buf[4096];
+};
+
+static int hold_objects(struct ibv_context *ctx, struct held *h)
+{
+	struct ibv_qp_init_attr a = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	h->pd = ibv_alloc_pd(ctx);
+	h->cq = h->pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+	h->mr = h->cq ? ibv_reg_mr(h->pd, h->buf, sizeof(h->buf),
+				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	a.send_cq = a.recv_cq = h->cq;
+	h->qp = h->mr ? ibv_create_qp(h->pd, &a) : NULL;
+	if (!h->qp) {
+		perror("hold objects");
+		return -1;
+	}
+	printf("holding pd cq mr qp\n");
+	return 0;
+}
+
+/* Release held objects; after device removal the core reports success. */
+static void release_objects(struct held *h)
+{
+	int r[4] = { 0 };
+
+	if (h->qp)
+		r[0] = ibv_destroy_qp(h->qp);
+	if (h->mr)
+		r[1] = ibv_dereg_mr(h->mr);
+	if (h->cq)
+		r[2] = ibv_destroy_cq(h->cq);
+	if (h->pd)
+		r[3] = ibv_dealloc_pd(h->pd);
+	printf("released qp %d mr %d cq %d pd %d\n", r[0], r[1], r[2], r[3]);
+}
 
 static const char *event_name(enum ibv_event_type t)
 {
@@ -185,7 +234,7 @@ static int event_loop(struct ibv_context *ctx)
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s -d IBDEV [--timeout S] [--until EVENT] [--once]\n",
+		"usage: %s -d IBDEV [--timeout S] [--until EVENT] [--once] [--hold]\n",
 		argv0);
 	exit(2);
 }
@@ -197,16 +246,18 @@ static void parse_args(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "until", required_argument, NULL, 'u' },
 		{ "once", no_argument, NULL, 'o' },
+		{ "hold", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:t:u:o", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:t:u:oH", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': opt_dev = optarg; break;
 		case 't': opt_timeout = atof(optarg); break;
 		case 'u': opt_until = optarg; break;
 		case 'o': opt_once = true; break;
+		case 'H': opt_hold = true; break;
 		default: usage(argv[0]);
 		}
 	}
@@ -216,6 +267,7 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	static struct held h;
 	struct ibv_context *ctx;
 	int rc;
 
@@ -225,7 +277,11 @@ int main(int argc, char **argv)
 	if (!ctx)
 		return 2;
 	print_port(ctx);
+	if (opt_hold && hold_objects(ctx, &h))
+		return 2;
 	rc = opt_once ? 0 : event_loop(ctx);
+	if (opt_hold)
+		release_objects(&h);
 	if (ibv_close_device(ctx)) {
 		perror("ibv_close_device");
 		rc = 2;
