@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * siw2: software iWARP RDMA device - core objects shared by all files.
+ */
+#ifndef _SIW2_H
+#define _SIW2_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "siw2_limits.h"
+
+#define SIW2_DRV_NAME "siw2"
+
+/* Objects whose live count is accounted (and limited) per device. */
+enum siw2_obj {
+	SIW2_OBJ_UCTX,
+	SIW2_OBJ_PD,
+	SIW2_OBJ_CQ,
+	SIW2_OBJ_MR,
+	SIW2_OBJ_SRQ,
+	SIW2_OBJ_QP,
+	SIW2_OBJ_NUM
+};
+
+/**
+ * struct siw2_device - one siw2 RDMA device bound to one netdev
+ * @ibdev: the core device (must stay first for ib_alloc_device())
+ * @netdev: the attached netdev; a reference is held for the device's lifetime
+ * @netdev_tracker: tracks that reference
+ * @list: entry in the driver's own device list (siw2_dev_mutex)
+ * @unreg_work: unregistration triggered by netdev removal
+ * @registered: ib_register_device() completed (siw2_dev_mutex)
+ * @unreg_queued: @unreg_work has been queued once (siw2_dev_mutex)
+ * @dev_id: instance number, reported to user space
+ * @raw_gid: GID[0]: the netdev MAC, zero padded (siw2_dev_mutex, RTNL)
+ * @port_state: last port state dispatched as an event (siw2_dev_mutex)
+ * @limit: object-count limits, snapshot of the module parameters
+ * @count: live objects by kind
+ * @qp_xa: QP number -> QP
+ * @qpn_next: next QP number to try (cyclic, so numbers are not reused soon)
+ * @mr_xa: STag index -> MR
+ * @debugfs: per-device debugfs directory
+ */
+struct siw2_device {
+	struct ib_device ibdev;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	struct list_head list;
+	struct work_struct unreg_work;
+	bool registered;
+	bool unreg_queued;
+	u32 dev_id;
+	u8 raw_gid[ETH_ALEN];
+	enum ib_port_state port_state;
+	u32 limit[SIW2_OBJ_NUM];
+	atomic_t count[SIW2_OBJ_NUM];
+	struct xarray qp_xa;
+	u32 qpn_next;
+	struct xarray mr_xa;
+	struct dentry *debugfs;
+};
+
+struct siw2_ucontext {
+	struct ib_ucontext base;
+};
+
+struct siw2_pd {
+	struct ib_pd base;
+};
+
+/**
+ * struct siw2_cq - completion queue
+ * @base: core CQ
+ * @lock: protects the ring and @notify
+ * @wc: ring of @size completions; entry (@head + i) % @size, i < @count
+ * @size: ring capacity (the depth the consumer asked for)
+ * @head: index of the oldest completion
+ * @count: completions queued
+ * @notify: IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed, or 0
+ * @id: number reported to user space
+ */
+struct siw2_cq {
+	struct ib_cq base;
+	spinlock_t lock;
+	struct ib_wc *wc;
+	u32 size;
+	u32 head;
+	u32 count;
+	u32 notify;
+	u32 id;
+};
+
+enum siw2_mr_type {
+	SIW2_MR_DMA,	/* all of kernel memory (get_dma_mr) */
+	SIW2_MR_USER,	/* pinned user memory (reg_user_mr) */
+	SIW2_MR_FRMR,	/* fast registration page list (alloc_mr) */
+};
+
+/**
+ * struct siw2_mr - memory region and its STag
+ * @base: core MR; lkey == rkey == STag
+ * @type: how the region's pages are found
+ * @umem: pinned user pages (SIW2_MR_USER)
+ * @pages: page addresses (SIW2_MR_FRMR), @max_pages capacity, @npages used
+ * @access: IB_ACCESS_* granted
+ */
+struct siw2_mr {
+	struct ib_mr base;
+	enum siw2_mr_type type;
+	struct ib_umem *umem;
+	u64 *pages;
+	u32 max_pages;
+	u32 npages;
+	int access;
+};
+
+struct siw2_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+/* A posted receive (QP receive queue or SRQ). */
+struct siw2_rqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct siw2_sge sge[SIW2_MAX_SGE];
+};
+
+/* A posted send work request, as validated at post time. */
+struct siw2_sqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	int send_flags;
+	u32 num_sge;
+	struct siw2_sge sge[SIW2_MAX_SGE];
+};
+
+/**
+ * struct siw2_wq - a bounded FIFO of work queue entries
+ * @lock: protects the queue (the post and flush paths run in any context)
+ * @entries: @size entries of @esize bytes
+ * @head: oldest entry, @count entries queued
+ */
+struct siw2_wq {
+	spinlock_t lock;
+	void *entries;
+	size_t esize;
+	u32 size;
+	u32 head;
+	u32 count;
+};
+
+/**
+ * struct siw2_srq - shared receive queue
+ * @base: core SRQ
+ * @rq: posted receives
+ * @max_sge: SGEs per receive
+ * @limit: IB_EVENT_SRQ_LIMIT_REACHED fires when fewer remain (0: disarmed)
+ */
+struct siw2_srq {
+	struct ib_srq base;
+	struct siw2_wq rq;
+	u32 max_sge;
+	u32 limit;
+};
+
+/*
+ * iWARP QP states (RFC 5040 verbs model: Idle, RTS, Closing, Terminate,
+ * Error). IB RESET, INIT and RTR are all iWARP Idle; the IB state is kept
+ * beside it for query_qp.
+ */
+enum siw2_qp_state {
+	SIW2_QP_IDLE,
+	SIW2_QP_RTS,
+	SIW2_QP_CLOSING,
+	SIW2_QP_TERMINATE,
+	SIW2_QP_ERROR,
+	SIW2_QP_NUM_STATES
+};
+
+/**
+ * struct siw2_qp - reliable connected queue pair
+ * @base: core QP
+ * @sdev: owning device
+ * @state_lock: serialises state changes and attribute updates
+ * @state: iWARP state (@state_lock)
+ * @ib_state: IB view of @state, for query_qp (@state_lock)
+ * @llp_sk: the connected TCP socket; RTS needs one (@state_lock)
+ * @sq: send queue (siw2_sqe)
+ * @rq: receive queue (siw2_rqe), unused with an SRQ
+ * @srq: shared receive queue or NULL
+ * @scq: send completion queue, @rcq: receive completion queue
+ * @cap: queue capacities as created
+ * @sq_sig_all: every send WR generates a completion
+ * @access: IB_ACCESS_REMOTE_* granted to the peer (@state_lock)
+ * @ord: outbound RDMA Read depth, @ird: inbound RDMA Read depth (@state_lock)
+ */
+struct siw2_qp {
+	struct ib_qp base;
+	struct siw2_device *sdev;
+	struct mutex state_lock;
+	enum siw2_qp_state state;
+	enum ib_qp_state ib_state;
+	struct socket *llp_sk;
+	struct siw2_wq sq;
+	struct siw2_wq rq;
+	struct siw2_srq *srq;
+	struct siw2_cq *scq;
+	struct siw2_cq *rcq;
+	struct ib_qp_cap cap;
+	bool sq_sig_all;
+	int access;
+	u32 ord;
+	u32 ird;
+};
+
+static inline struct siw2_device *to_siw2_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct siw2_device, ibdev);
+}
+
+static inline struct siw2_ucontext *to_siw2_uctx(struct ib_ucontext *uctx)
+{
+	return container_of(uctx, struct siw2_ucontext, base);
+}
+
+static inline struct siw2_pd *to_siw2_pd(struct ib_pd *pd)
+{
+	return container_of(pd, struct siw2_pd, base);
+}
+
+static inline struct siw2_cq *to_siw2_cq(struct ib_cq *cq)
+{
+	return container_of(cq, struct siw2_cq, base);
+}
+
+static inline struct siw2_mr *to_siw2_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct siw2_mr, base);
+}
+
+static inline struct siw2_srq *to_siw2_srq(struct ib_srq *srq)
+{
+	return container_of(srq, struct siw2_srq, base);
+}
+
+static inline struct siw2_qp *to_siw2_qp(struct ib_qp *qp)
+{
+	return container_of(qp, struct siw2_qp, base);
+}
+
+/* siw2_main.c */
+extern struct workqueue_struct *siw2_wq;
+
+/* siw2_debugfs.c: object accounting and its debugfs view */
+int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind);
+void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind);
+void siw2_debugfs_init(void);
+void siw2_debugfs_exit(void);
+void siw2_debugfs_add_dev(struct siw2_device *sdev);
+void siw2_debugfs_del_dev(struct siw2_device *sdev);
+void siw2_count_device(int delta);
+
+/* siw2_verbs.c: device, port, context and PD verbs */
+int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		      struct ib_udata *udata);
+int siw2_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *attr);
+int siw2_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *immutable);
+int siw2_query_gid(struct ib_device *ibdev, u32 port, int index,
+		   union ib_gid *gid);
+int siw2_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+enum rdma_link_layer siw2_get_link_layer(struct ib_device *ibdev, u32 port);
+void siw2_get_dev_fw_str(struct ib_device *ibdev, char *str);
+enum ib_port_state siw2_netdev_port_state(struct net_device *ndev);
+int siw2_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void siw2_dealloc_ucontext(struct ib_ucontext *uctx);
+int siw2_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int siw2_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int siw2_udata_no_input(struct ib_udata *udata);
+int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
+
+/* siw2_cq.c */
+int siw2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct uverbs_attr_bundle *attrs);
+int siw2_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int siw2_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int siw2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int siw2_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void siw2_cq_add(struct siw2_cq *cq, const struct ib_wc *wc, bool solicited);
+void siw2_cq_purge_qp(struct siw2_cq *cq, struct ib_qp *qp);
+
+/* siw2_mem.c */
+struct ib_mr *siw2_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
+			       u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *siw2_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int siw2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+int siw2_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* siw2_wq.c: bounded work queues shared by QPs and SRQs */
+int siw2_wq_init(struct siw2_wq *wq, u32 size, size_t esize);
+void siw2_wq_free(struct siw2_wq *wq);
+void *siw2_wq_tail(struct siw2_wq *wq);
+void siw2_wq_push(struct siw2_wq *wq);
+void *siw2_wq_head(struct siw2_wq *wq);
+void siw2_wq_pop(struct siw2_wq *wq);
+int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
+		  u32 max_sge);
+
+/* siw2_srq.c */
+int siw2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
+		    struct ib_udata *udata);
+int siw2_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int siw2_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int siw2_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+
+/* siw2_qp.c */
+int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata);
+int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int siw2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr);
+int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+const char *siw2_qp_state_name(enum siw2_qp_state state);
+
+#endif /* _SIW2_H */

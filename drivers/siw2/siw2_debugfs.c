@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2: live object accounting, enforced against the per-device limits
+ * and shown in debugfs:
+ *   /sys/kernel/debug/siw2/objects          module-wide totals
+ *   /sys/kernel/debug/siw2/<ibdev>/objects  one device
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "siw2.h"
+
+static const char * const siw2_obj_names[SIW2_OBJ_NUM] = {
+	[SIW2_OBJ_UCTX] = "ucontexts",
+	[SIW2_OBJ_PD] = "pds",
+	[SIW2_OBJ_CQ] = "cqs",
+	[SIW2_OBJ_MR] = "mrs",
+	[SIW2_OBJ_SRQ] = "srqs",
+	[SIW2_OBJ_QP] = "qps",
+};
+
+static atomic_t siw2_total[SIW2_OBJ_NUM];
+static atomic_t siw2_total_devices;
+static struct dentry *siw2_debugfs_root;
+
+/**
+ * siw2_obj_get - account one new object against the device's limit
+ * @sdev: device
+ * @kind: object kind
+ *
+ * Return: 0, or -ENOMEM when the device already has its limit of @kind.
+ */
+int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind)
+{
+	if (!atomic_add_unless(&sdev->count[kind], 1, sdev->limit[kind]))
+		return -ENOMEM;
+	atomic_inc(&siw2_total[kind]);
+	return 0;
+}
+
+/**
+ * siw2_obj_put - drop the accounting of siw2_obj_get()
+ * @sdev: device
+ * @kind: object kind
+ */
+void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind)
+{
+	atomic_dec(&sdev->count[kind]);
+	atomic_dec(&siw2_total[kind]);
+}
+
+/**
+ * siw2_count_device - account a device allocation (+1) or release (-1)
+ * @delta: +1 or -1
+ */
+void siw2_count_device(int delta)
+{
+	atomic_add(delta, &siw2_total_devices);
+}
+
+static void siw2_show_counts(struct seq_file *m, atomic_t *counts)
+{
+	int i;
+
+	for (i = 0; i < SIW2_OBJ_NUM; i++)
+		seq_printf(m, "%s %d\n", siw2_obj_names[i],
+			   atomic_read(&counts[i]));
+}
+
+static int siw2_total_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "devices %d\n", atomic_read(&siw2_total_devices));
+	siw2_show_counts(m, siw2_total);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(siw2_total);
+
+static int siw2_dev_objects_show(struct seq_file *m, void *unused)
+{
+	struct siw2_device *sdev = m->private;
+
+	siw2_show_counts(m, sdev->count);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(siw2_dev_objects);
+
+/**
+ * siw2_debugfs_init - create /sys/kernel/debug/siw2
+ */
+void siw2_debugfs_init(void)
+{
+	siw2_debugfs_root = debugfs_create_dir(SIW2_DRV_NAME, NULL);
+	debugfs_create_file("objects", 0444, siw2_debugfs_root, NULL,
+			    &siw2_total_fops);
+}
+
+/**
+ * siw2_debugfs_exit - remove /sys/kernel/debug/siw2
+ */
+void siw2_debugfs_exit(void)
+{
+	debugfs_remove_recursive(siw2_debugfs_root);
+	siw2_debugfs_root = NULL;
+}
+
+/**
+ * siw2_debugfs_add_dev - create the device's directory, named as registered
+ * @sdev: a registered device
+ */
+void siw2_debugfs_add_dev(struct siw2_device *sdev)
+{
+	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->ibdev.dev),
+					   siw2_debugfs_root);
+	debugfs_create_file("objects", 0444, sdev->debugfs, sdev,
+			    &siw2_dev_objects_fops);
+}
+
+/**
+ * siw2_debugfs_del_dev - remove the device's directory, if any
+ * @sdev: device
+ */
+void siw2_debugfs_del_dev(struct siw2_device *sdev)
+{
+	debugfs_remove_recursive(sdev->debugfs);
+	sdev->debugfs = NULL;
+}

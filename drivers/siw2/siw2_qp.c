@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2: queue pairs - creation, the iWARP QP state machine, work request
+ * posting and flushing.
+ *
+ * States follow the RFC 5040 verbs model (Idle, RTS, Closing, Terminate,
+ * Error). The consumer asks for IB states; each iWARP state has one
+ * function deciding which requests it accepts. RTS is only reachable with
+ * a connected LLP socket, which the connection manager attaches.
+ */
+
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include <uapi/rdma/siw2-abi.h>
+
+#include "siw2.h"
+#include "siw2_trace.h"
+
+static const char * const siw2_qp_state_names[SIW2_QP_NUM_STATES] = {
+	[SIW2_QP_IDLE] = "IDLE",
+	[SIW2_QP_RTS] = "RTS",
+	[SIW2_QP_CLOSING] = "CLOSING",
+	[SIW2_QP_TERMINATE] = "TERMINATE",
+	[SIW2_QP_ERROR] = "ERROR",
+};
+
+/* The iWARP state each requested IB state means. */
+static const enum siw2_qp_state siw2_state_of_ib[] = {
+	[IB_QPS_RESET] = SIW2_QP_IDLE,
+	[IB_QPS_INIT] = SIW2_QP_IDLE,
+	[IB_QPS_RTR] = SIW2_QP_IDLE,
+	[IB_QPS_RTS] = SIW2_QP_RTS,
+	[IB_QPS_SQD] = SIW2_QP_CLOSING,
+	[IB_QPS_SQE] = SIW2_QP_TERMINATE,
+	[IB_QPS_ERR] = SIW2_QP_ERROR,
+};
+
+/**
+ * siw2_qp_state_name - printable name of an iWARP QP state
+ * @state: state
+ *
+ * Return: the name, or "?" for an invalid value.
+ */
+const char *siw2_qp_state_name(enum siw2_qp_state state)
+{
+	return state < SIW2_QP_NUM_STATES ? siw2_qp_state_names[state] : "?";
+}
+
+/* Attributes iWARP QPs accept in modify_qp; IB path attributes do not apply. */
+#define SIW2_QP_ATTR_SUPPORTED                                           \
+	(IB_QP_STATE | IB_QP_CUR_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY |     \
+	 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT |            \
+	 IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)
+
+#define SIW2_QP_ACCESS_SUPPORTED                                         \
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |                \
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+static enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return IB_WC_RDMA_READ;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void siw2_flush_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
+			  enum ib_wc_opcode opcode)
+{
+	struct ib_wc wc = {
+		.wr_id = wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = opcode,
+		.qp = &qp->base,
+	};
+
+	siw2_cq_add(cq, &wc, false);
+}
+
+/*
+ * Complete every queued send and receive with IB_WC_WR_FLUSH_ERR. The
+ * state is already ERROR, so posts racing with us complete directly.
+ * Completions are delivered without the queue lock held: a consumer's
+ * completion handler may post again.
+ */
+static void siw2_qp_flush(struct siw2_qp *qp)
+{
+	struct siw2_sqe sqe;
+	struct siw2_rqe rqe;
+	unsigned long flags;
+	void *e;
+
+	for (;;) {
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		e = siw2_wq_head(&qp->sq);
+		if (e) {
+			sqe = *(struct siw2_sqe *)e;
+			siw2_wq_pop(&qp->sq);
+		}
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		if (!e)
+			break;
+		siw2_flush_wc(qp, qp->scq, sqe.wr_id, siw2_wc_opcode(sqe.opcode));
+	}
+	for (;;) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		e = siw2_wq_head(&qp->rq);
+		if (e) {
+			rqe = *(struct siw2_rqe *)e;
+			siw2_wq_pop(&qp->rq);
+		}
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		if (!e)
+			break;
+		siw2_flush_wc(qp, qp->rcq, rqe.wr_id, IB_WC_RECV);
+	}
+}
+
+/* Drop queued work without completions (IB RESET semantics). */
+static void siw2_qp_discard(struct siw2_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq.head = 0;
+	qp->sq.count = 0;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	qp->rq.head = 0;
+	qp->rq.count = 0;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+}
+
+static void siw2_qp_set_state(struct siw2_qp *qp, enum ib_qp_state ib_state)
+{
+	enum siw2_qp_state state = siw2_state_of_ib[ib_state];
+
+	lockdep_assert_held(&qp->state_lock);
+
+	if (state != qp->state)
+		trace_siw2_qp_state(qp->base.qp_num,
+				    siw2_qp_state_name(qp->state),
+				    siw2_qp_state_name(state));
+	WRITE_ONCE(qp->state, state);
+	WRITE_ONCE(qp->ib_state, ib_state);
+}
+
+static int siw2_qp_enter_error(struct siw2_qp *qp)
+{
+	siw2_qp_set_state(qp, IB_QPS_ERR);
+	siw2_qp_flush(qp);
+	return 0;
+}
+
+/* Idle covers IB RESET, INIT and RTR; it may only leave to RTS connected. */
+static int siw2_qp_from_idle(struct siw2_qp *qp, enum ib_qp_state new)
+{
+	enum ib_qp_state cur = qp->ib_state;
+
+	switch (new) {
+	case IB_QPS_RESET:
+		siw2_qp_discard(qp);
+		break;
+	case IB_QPS_INIT:
+		if (cur == IB_QPS_RTR)
+			return -EINVAL;
+		break;
+	case IB_QPS_RTR:
+		if (cur == IB_QPS_RESET)
+			return -EINVAL;
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RESET)
+			return -EINVAL;
+		if (!qp->llp_sk)
+			return -ENOTCONN;
+		siw2_qp_set_state(qp, new);
+		return 0;
+	case IB_QPS_ERR:
+		return siw2_qp_enter_error(qp);
+	default:
+		return -EINVAL;
+	}
+	siw2_qp_set_state(qp, new);
+	return 0;
+}
+
+static int siw2_qp_from_rts(struct siw2_qp *qp, enum ib_qp_state new)
+{
+	switch (new) {
+	case IB_QPS_RTS:
+		return 0;
+	case IB_QPS_SQD:
+		/* Graceful close: no new sends, the LLP closes after them. */
+		siw2_qp_set_state(qp, new);
+		return 0;
+	case IB_QPS_SQE:
+		siw2_qp_set_state(qp, new);
+		return 0;
+	case IB_QPS_ERR:
+		return siw2_qp_enter_error(qp);
+	default:
+		/* A connected QP must go through Error before Idle. */
+		return -EINVAL;
+	}
+}
+
+static int siw2_qp_from_closing(struct siw2_qp *qp, enum ib_qp_state new)
+{
+	switch (new) {
+	case IB_QPS_SQD:
+		return 0;
+	case IB_QPS_ERR:
+		return siw2_qp_enter_error(qp);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int siw2_qp_from_terminate(struct siw2_qp *qp, enum ib_qp_state new)
+{
+	switch (new) {
+	case IB_QPS_SQE:
+		return 0;
+	case IB_QPS_ERR:
+		return siw2_qp_enter_error(qp);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int siw2_qp_from_error(struct siw2_qp *qp, enum ib_qp_state new)
+{
+	switch (new) {
+	case IB_QPS_ERR:
+		return 0;
+	case IB_QPS_RESET:
+		siw2_qp_discard(qp);
+		siw2_qp_set_state(qp, new);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+typedef int (*siw2_qp_state_fn)(struct siw2_qp *qp, enum ib_qp_state new);
+
+static const siw2_qp_state_fn siw2_qp_state_fns[SIW2_QP_NUM_STATES] = {
+	[SIW2_QP_IDLE] = siw2_qp_from_idle,
+	[SIW2_QP_RTS] = siw2_qp_from_rts,
+	[SIW2_QP_CLOSING] = siw2_qp_from_closing,
+	[SIW2_QP_TERMINATE] = siw2_qp_from_terminate,
+	[SIW2_QP_ERROR] = siw2_qp_from_error,
+};
+
+static int siw2_qp_check_caps(struct ib_qp_init_attr *attr)
+{
+	struct ib_qp_cap *cap = &attr->cap;
+
+	if (!cap->max_send_wr || cap->max_send_wr > SIW2_MAX_QP_WR ||
+	    cap->max_send_sge > SIW2_MAX_SGE ||
+	    cap->max_inline_data > SIW2_MAX_INLINE)
+		return -EINVAL;
+	/* With an SRQ the receive queue attributes are ignored. */
+	if (!attr->srq && (cap->max_recv_wr > SIW2_MAX_QP_WR ||
+			   cap->max_recv_sge > SIW2_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * siw2_create_qp - create a reliable connected QP in IB state RESET
+ * @ibqp: core-allocated QP
+ * @attr: type, CQs, SRQ and capacities; capacities are returned as allocated
+ * @udata: response: struct siw2_uresp_create_qp
+ *
+ * Return: 0, -EOPNOTSUPP for a type other than RC or creation flags,
+ * -EINVAL for capacities beyond the device limits or an empty send queue,
+ * -ENOMEM over the QP limit or without memory, -EFAULT.
+ */
+int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct siw2_device *sdev = to_siw2_dev(ibqp->device);
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	struct siw2_uresp_create_qp resp = {};
+	u32 qpn;
+	int rv;
+
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
+		return -EOPNOTSUPP;
+	rv = siw2_qp_check_caps(attr);
+	if (!rv)
+		rv = siw2_udata_no_input(udata);
+	if (rv)
+		return rv;
+	rv = siw2_obj_get(sdev, SIW2_OBJ_QP);
+	if (rv)
+		return rv;
+
+	if (attr->srq) {
+		attr->cap.max_recv_wr = 0;
+		attr->cap.max_recv_sge = 0;
+	}
+	rv = siw2_wq_init(&qp->sq, attr->cap.max_send_wr,
+			  sizeof(struct siw2_sqe));
+	if (!rv)
+		rv = siw2_wq_init(&qp->rq, attr->cap.max_recv_wr,
+				  sizeof(struct siw2_rqe));
+	if (rv)
+		goto err_wq;
+
+	qp->sdev = sdev;
+	mutex_init(&qp->state_lock);
+	qp->state = SIW2_QP_IDLE;
+	qp->ib_state = IB_QPS_RESET;
+	qp->srq = attr->srq ? to_siw2_srq(attr->srq) : NULL;
+	qp->scq = to_siw2_cq(attr->send_cq);
+	qp->rcq = to_siw2_cq(attr->recv_cq);
+	qp->cap = attr->cap;
+	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+
+	rv = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
+			     XA_LIMIT(1, SIW2_QPN_MAX), &sdev->qpn_next,
+			     GFP_KERNEL);
+	if (rv < 0)
+		goto err_wq;
+	ibqp->qp_num = qpn;
+
+	resp.qp_id = qpn;
+	resp.num_sqe = qp->sq.size;
+	resp.num_rqe = qp->rq.size;
+	rv = siw2_udata_respond(udata, &resp, sizeof(resp));
+	if (rv)
+		goto err_xa;
+	return 0;
+
+err_xa:
+	xa_erase(&sdev->qp_xa, qpn);
+err_wq:
+	siw2_wq_free(&qp->sq);
+	siw2_wq_free(&qp->rq);
+	siw2_obj_put(sdev, SIW2_OBJ_QP);
+	return rv == -EBUSY ? -ENOMEM : rv;
+}
+
+static int siw2_qp_check_attr(struct siw2_qp *qp, struct ib_qp_attr *attr,
+			      int mask)
+{
+	if (mask & ~SIW2_QP_ATTR_SUPPORTED)
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_STATE) && attr->qp_state > IB_QPS_ERR)
+		return -EINVAL;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != qp->ib_state)
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~SIW2_QP_ACCESS_SUPPORTED))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SIW2_MAX_ORD)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SIW2_MAX_IRD)
+		return -EINVAL;
+	/* IRD/ORD are negotiated at connection setup (RFC 6581) and fixed after. */
+	if ((mask & (IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MAX_DEST_RD_ATOMIC)) &&
+	    qp->state != SIW2_QP_IDLE)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * siw2_modify_qp - change QP attributes and state
+ * @ibqp: QP
+ * @attr: new attributes
+ * @mask: IB_QP_* attributes to apply
+ * @udata: user data (no input)
+ *
+ * All attributes are checked before any is applied.
+ *
+ * Return: 0, -EOPNOTSUPP for attributes iWARP has no use for, -EINVAL for
+ * invalid values or an illegal transition, -ENOTCONN for RTS without a
+ * connection.
+ */
+int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	int rv;
+
+	rv = siw2_udata_no_input(udata);
+	if (rv)
+		return rv;
+
+	mutex_lock(&qp->state_lock);
+	rv = siw2_qp_check_attr(qp, attr, mask);
+	if (rv)
+		goto out;
+	if (mask & IB_QP_STATE) {
+		rv = siw2_qp_state_fns[qp->state](qp, attr->qp_state);
+		if (rv)
+			goto out;
+	}
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->ord = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->ird = attr->max_dest_rd_atomic;
+out:
+	mutex_unlock(&qp->state_lock);
+	return rv;
+}
+
+/**
+ * siw2_query_qp - report QP attributes
+ * @ibqp: QP
+ * @attr: filled in
+ * @mask: ignored, everything is reported
+ * @init_attr: filled in with the creation attributes
+ *
+ * Return: 0
+ */
+int siw2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr)
+{
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+
+	mutex_lock(&qp->state_lock);
+	attr->qp_state = qp->ib_state;
+	attr->cur_qp_state = qp->ib_state;
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	mutex_unlock(&qp->state_lock);
+
+	attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(qp->sdev->netdev->mtu));
+	attr->port_num = 1;
+	attr->cap = qp->cap;
+
+	init_attr->qp_type = IB_QPT_RC;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = qp->cap;
+	init_attr->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+						  IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/**
+ * siw2_destroy_qp - destroy a QP; its queued work and completions go with it
+ * @ibqp: QP
+ * @udata: user data
+ *
+ * Return: 0
+ */
+int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	struct siw2_device *sdev = qp->sdev;
+
+	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	siw2_cq_purge_qp(qp->scq, ibqp);
+	if (qp->rcq != qp->scq)
+		siw2_cq_purge_qp(qp->rcq, ibqp);
+	siw2_wq_free(&qp->sq);
+	siw2_wq_free(&qp->rq);
+	mutex_destroy(&qp->state_lock);
+	siw2_obj_put(sdev, SIW2_OBJ_QP);
+	return 0;
+}
+
+static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
+{
+	u32 len = 0;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > qp->cap.max_inline_data)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * siw2_post_send - queue send work requests
+ * @ibqp: QP
+ * @wr: chain of send work requests
+ * @bad_wr: set to the first request not queued
+ *
+ * On a QP in Error every request completes at once with
+ * IB_WC_WR_FLUSH_ERR.
+ *
+ * Return: 0, -ENOTCONN before RTS, -EOPNOTSUPP for an opcode siw2 does
+ * not implement, -EINVAL for too many SGEs or too much inline data,
+ * -ENOMEM when the send queue is full.
+ */
+int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	int rv = 0;
+
+	for (; wr; wr = wr->next) {
+		rv = siw2_check_send_wr(qp, wr);
+		if (rv)
+			break;
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
+			spin_unlock_irqrestore(&qp->sq.lock, flags);
+			siw2_flush_wc(qp, qp->scq, wr->wr_id,
+				      siw2_wc_opcode(wr->opcode));
+			continue;
+		}
+		if (READ_ONCE(qp->state) != SIW2_QP_RTS) {
+			rv = -ENOTCONN;
+		} else {
+			sqe = siw2_wq_tail(&qp->sq);
+			if (!sqe) {
+				rv = -ENOMEM;
+			} else {
+				siw2_sge_copy(sqe->sge, wr->sg_list,
+					      wr->num_sge, SIW2_MAX_SGE);
+				sqe->wr_id = wr->wr_id;
+				sqe->opcode = wr->opcode;
+				sqe->send_flags = wr->send_flags;
+				sqe->num_sge = wr->num_sge;
+				siw2_wq_push(&qp->sq);
+			}
+		}
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		if (rv)
+			break;
+	}
+	if (rv)
+		*bad_wr = wr;
+	return rv;
+}
+
+/**
+ * siw2_post_recv - queue receive work requests
+ * @ibqp: QP
+ * @wr: chain of receive work requests
+ * @bad_wr: set to the first request not queued
+ *
+ * Receives may be posted from INIT on, before the connection exists. On a
+ * QP in Error every request completes at once with IB_WC_WR_FLUSH_ERR.
+ *
+ * Return: 0, -EINVAL on a QP with an SRQ, in RESET or with too many SGEs,
+ * -ENOMEM when the receive queue is full.
+ */
+int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	struct siw2_rqe *rqe;
+	unsigned long flags;
+	int rv = 0;
+
+	for (; wr; wr = wr->next) {
+		if (qp->srq) {
+			rv = -EINVAL;
+			break;
+		}
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
+			spin_unlock_irqrestore(&qp->rq.lock, flags);
+			siw2_flush_wc(qp, qp->rcq, wr->wr_id, IB_WC_RECV);
+			continue;
+		}
+		if (READ_ONCE(qp->ib_state) == IB_QPS_RESET) {
+			rv = -EINVAL;
+		} else {
+			rqe = siw2_wq_tail(&qp->rq);
+			if (!rqe)
+				rv = -ENOMEM;
+			else
+				rv = siw2_sge_copy(rqe->sge, wr->sg_list,
+						   wr->num_sge,
+						   qp->cap.max_recv_sge);
+			if (!rv) {
+				rqe->wr_id = wr->wr_id;
+				rqe->num_sge = wr->num_sge;
+				siw2_wq_push(&qp->rq);
+			}
+		}
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+		if (rv)
+			break;
+	}
+	if (rv)
+		*bad_wr = wr;
+	return rv;
+}
