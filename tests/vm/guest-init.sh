@@ -36,6 +36,8 @@ export SIW2_RESULTS=$R/results
 [[ -d $SIW2_RESULTS ]] || mkdir -p "$SIW2_RESULTS"
 
 read -r up _ </proc/uptime; echo "$up" >"$R/boot"
+# Marks where the case begins in the kernel log (run.sh shows what follows).
+echo "siw2-vm: running $SIW2_SCRIPT" >/dev/kmsg
 cd "$SIW2_TOP" || { echo 1 >"$R/rc"; poweroff_now; }
 if [[ $SIW2_MODE == demo ]]; then
 	# Console is the user's terminal: show everything, keep a copy.

@@ -94,7 +94,8 @@ run_case() {
 	if [[ -f $res/dmesg ]]; then
 		mv "$res/dmesg" "$LOGDIR/$name.dmesg"
 	else
-		cat "$res/dmesg.live" "$LOGDIR/$name.console" >"$LOGDIR/$name.dmesg" 2>/dev/null
+		cat "$res/dmesg.live" "$LOGDIR/$name.console" 2>/dev/null |
+			sed 's/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g' >"$LOGDIR/$name.dmesg"
 	fi
 	[[ -d $res/results ]] && mv "$res/results" "$LOGDIR/$name"
 	boot=$(cat "$res/boot" 2>/dev/null); end=$(cat "$res/end" 2>/dev/null)
@@ -136,6 +137,10 @@ run_case() {
 			if [[ -n $bad ]]; then
 				grep -E -m5 -B2 -A8 "$KLOG_BAD" "$LOGDIR/$name.dmesg" |
 					head -n 40 | sed 's/^/#     /'
+			elif grep -q 'siw2-vm: running' "$LOGDIR/$name.dmesg"; then
+				# Only what the case caused, not the boot.
+				sed -n '/siw2-vm: running/,$p' "$LOGDIR/$name.dmesg" |
+					tail -n 25 | sed 's/^/#     /'
 			else
 				diag "$LOGDIR/$name.dmesg" 25
 			fi
