@@ -89,7 +89,7 @@ struct siw2_pd {
  */
 struct siw2_cq {
 	struct ib_cq base;
-	spinlock_t lock;
+	spinlock_t lock; /* ring and notify state */
 	struct ib_wc *wc;
 	u32 size;
 	u32 head;
@@ -151,7 +151,7 @@ struct siw2_sqe {
  * @head: oldest entry, @count entries queued
  */
 struct siw2_wq {
-	spinlock_t lock;
+	spinlock_t lock; /* all fields below */
 	void *entries;
 	size_t esize;
 	u32 size;
@@ -207,7 +207,7 @@ enum siw2_qp_state {
 struct siw2_qp {
 	struct ib_qp base;
 	struct siw2_device *sdev;
-	struct mutex state_lock;
+	struct mutex state_lock; /* state, attributes, llp_sk */
 	enum siw2_qp_state state;
 	enum ib_qp_state ib_state;
 	struct socket *llp_sk;

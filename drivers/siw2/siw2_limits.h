@@ -8,6 +8,7 @@
 #ifndef _SIW2_LIMITS_H
 #define _SIW2_LIMITS_H
 
+#include <linux/bits.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 
@@ -65,7 +66,7 @@
 #define SIW2_MAX_MSG_SIZE	U32_MAX
 
 /* Tagged Offsets are 64 bits (RFC 5041 5.1); registrations are bounded by memory. */
-#define SIW2_MAX_MR_SIZE	(1ULL << 40)
+#define SIW2_MAX_MR_SIZE	BIT_ULL(40)
 
 /* Pages one fast-registration MR can map. */
 #define SIW2_MAX_FRMR_PAGES	(4 * 1024)
