@@ -285,6 +285,7 @@ void siw2_get_dev_fw_str(struct ib_device *ibdev, char *str);
 enum ib_port_state siw2_netdev_port_state(struct net_device *ndev);
 int siw2_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void siw2_dealloc_ucontext(struct ib_ucontext *uctx);
+void siw2_disassociate_ucontext(struct ib_ucontext *uctx);
 int siw2_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int siw2_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int siw2_udata_no_input(struct ib_udata *udata);

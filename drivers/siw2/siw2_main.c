@@ -79,6 +79,7 @@ static const struct ib_device_ops siw2_device_ops = {
 	.destroy_cq = siw2_destroy_cq,
 	.destroy_qp = siw2_destroy_qp,
 	.destroy_srq = siw2_destroy_srq,
+	.disassociate_ucontext = siw2_disassociate_ucontext,
 	.get_dev_fw_str = siw2_get_dev_fw_str,
 	.get_dma_mr = siw2_get_dma_mr,
 	.get_link_layer = siw2_get_link_layer,

@@ -257,6 +257,20 @@ void siw2_dealloc_ucontext(struct ib_ucontext *uctx)
 }
 
 /**
+ * siw2_disassociate_ucontext - detach a context from a device going away
+ * @uctx: context
+ *
+ * Offering this lets the core remove the device while processes still
+ * have it open (they see IBV_EVENT_DEVICE_FATAL and EIO) instead of
+ * blocking removal until they exit. The core destroys the context's
+ * objects through the usual verbs and zaps its mappings; siw2 keeps no
+ * other per-context state, so nothing is left to do here.
+ */
+void siw2_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+/**
  * siw2_alloc_pd - create a protection domain
  * @pd: core-allocated PD
  * @udata: user data (no input, no response)

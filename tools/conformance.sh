@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# tools/conformance.sh [--check]
+#
+# Lists every requirement ID of the protocol digest (../shared/specs/DIGEST.md,
+# or $SIW2_DIGEST). With --check, verifies Documentation/conformance.md has a
+# row for each of them and that every test it names exists in the tree.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DIGEST=${SIW2_DIGEST:-$TOP/../shared/specs/DIGEST.md}
+MATRIX=$TOP/Documentation/conformance.md
+ID_RE='\b(MPA2|EXT|V2|COMMIT|RPCRDMA2|BASE)-[A-Z]+(-[A-Z]*[0-9]+)\b'
+
+ids() {
+	grep -oE "$ID_RE" "$DIGEST" | sort -u -V
+}
+
+if [[ ${1:-} != --check ]]; then
+	ids
+	exit 0
+fi
+
+[[ -r $DIGEST ]] || { echo "conformance: digest not found: $DIGEST" >&2; exit 1; }
+rc=0
+missing=$(comm -23 <(ids | sort) <(grep -oE '^\| *'"${ID_RE#\\b}" "$MATRIX" |
+	tr -d '| ' | sort -u))
+if [[ -n $missing ]]; then
+	echo "conformance: IDs without a row in Documentation/conformance.md:"
+	echo "$missing" | sed 's/^/  /'
+	rc=1
+fi
+# Test column: file paths relative to the repo top, or "-".
+while read -r t; do
+	[[ -e $TOP/$t ]] || { echo "conformance: named test does not exist: $t"; rc=1; }
+done < <(awk -F'|' '/^\| *[A-Z0-9]+-/ { print $4 }' "$MATRIX" |
+	tr ',' '\n' | sed 's/^ *//; s/ *$//; s/`//g; s/ .*//' | grep -v '^-\?$' | sort -u)
+[[ $rc -eq 0 ]] && echo "conformance: $(ids | wc -l) IDs, all in the matrix"
+exit $rc
