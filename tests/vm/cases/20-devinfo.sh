@@ -4,7 +4,7 @@
 # Two namespaces with one siw2 device each: libibverbs lists both through
 # our provider, ibv_devinfo shows iWARP/RNIC/fw marker/active Ethernet port
 # with sane limits, and without RDMAV_DRIVERS no provider claims them.
-# timeout: 200
+# timeout: 400
 source "$SIW2_TOP/tests/vm/lib.sh"
 
 dev_exists() { [[ -e /sys/class/infiniband/$1 ]]; }

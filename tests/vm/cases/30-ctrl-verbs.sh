@@ -4,7 +4,7 @@
 # Control-path verbs through the siw2 provider: siw2_ctrl with the default
 # limits, then with small max_* module parameters in --limits mode. The
 # driver's debugfs counts must match while it runs and be 0 afterwards.
-# timeout: 300
+# timeout: 600
 source "$SIW2_TOP/tests/vm/lib.sh"
 
 dev_exists() { [[ -e /sys/class/infiniband/$1 ]]; }

@@ -5,7 +5,7 @@
 # events and port states, an MTU change moves active_mtu, and deleting the
 # netdev removes the device under an open context (the program sees
 # DEVICE_FATAL and exits cleanly; counts are 0 afterwards).
-# timeout: 300
+# timeout: 600
 source "$SIW2_TOP/tests/vm/lib.sh"
 
 dev_exists() { [[ -e /sys/class/infiniband/$1 ]]; }
