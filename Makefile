@@ -23,13 +23,17 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 
 export KDIR KVER
 
-.PHONY: all module provider progs install uninstall check demo deps clean checkpatch
+.PHONY: all module ktest provider progs install uninstall check demo deps clean checkpatch
 
-all: module provider progs
+all: module ktest provider progs
 
 module:
 	@test -d "$(KDIR)" || { echo "KDIR not found: install linux-headers-6.12-amd64 (tools/install-deps.sh) or set KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+# In-kernel verbs test module, loaded only inside the test VM.
+ktest:
+	$(MAKE) -C $(KDIR) M=$(TOP)/tests/kmod W=1 modules
 
 provider:
 	$(MAKE) -C userspace-provider
@@ -63,5 +67,6 @@ checkpatch:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C $(KDIR) M=$(TOP)/tests/kmod clean
 	-$(MAKE) -C userspace-provider clean
 	-$(MAKE) -C tests/progs clean
