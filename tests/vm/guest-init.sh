@@ -33,6 +33,8 @@ export SIW2_KO=$SIW2_TOP/drivers/siw2/siw2.ko
 export SIW2_PROGS=$SIW2_TOP/tests/progs/bin
 export RDMAV_DRIVERS=$SIW2_TOP/userspace-provider/build/libsiw2
 export SIW2_RESULTS=$R/results
+# Host-made depmod output including siw2.ko (lib.sh: siw2_install_only).
+[[ -f $R/modindex/modules.dep.bin ]] && export SIW2_MODINDEX=$R/modindex
 [[ -d $SIW2_RESULTS ]] || mkdir -p "$SIW2_RESULTS"
 
 read -r up _ </proc/uptime; echo "$up" >"$R/boot"

@@ -14,9 +14,10 @@
 #   wait_until SECS CMD...   retry CMD until it succeeds or SECS (wall clock)
 #                            passed; return 1 on timeout
 #   siw2_load [param=val...] load ib_core ib_uverbs iw_cm rdma_cm rdma_ucm,
-#                            install $SIW2_KO as updates/siw2.ko, depmod, and
+#                            install $SIW2_KO as updates/siw2.ko, depmod (the
+#                            host's depmod output, $SIW2_MODINDEX), and
 #                            modprobe siw2 with the parameters
-#   siw2_install_only        just install $SIW2_KO + depmod (for autoload
+#   siw2_install_only        just install $SIW2_KO + depmod data (for autoload
 #                            tests: "rdma link add .. type siw2" loads it
 #                            through the rdma-link-siw2 alias)
 #   siw2_unload              modprobe -r siw2, fail if it cannot
@@ -87,7 +88,16 @@ siw2_install_only() {
 	dst=/lib/modules/$kver/updates
 	mkdir -p "$dst" || fail "mkdir $dst"
 	cp "$SIW2_KO" "$dst/siw2.ko" || fail "cannot install $SIW2_KO"
-	depmod -a "$kver" || fail "depmod failed"
+	# depmod -a in the guest takes minutes under TCG (it decompresses every
+	# module); the host ran it for us with the same siw2.ko (tests/vm/vm.sh
+	# vm_modindex), so install its output instead when available.
+	if [[ -n ${SIW2_MODINDEX:-} && -f $SIW2_MODINDEX/modules.dep.bin ]]; then
+		cp "$SIW2_MODINDEX"/modules.* "/lib/modules/$kver/" ||
+			fail "cannot install module indexes"
+	else
+		log "no host-made module index: running depmod -a (slow under TCG)"
+		depmod -a "$kver" || fail "depmod failed"
+	fi
 }
 
 siw2_load() {

@@ -57,9 +57,14 @@ fi
 # Build the initramfs once up front, not racing in parallel guests.
 if kinfo=$(vm_kernel); then
 	vm_initramfs "${kinfo%% *}" >/dev/null || kinfo=
+	[[ -f $SIW2_TOP/drivers/siw2/siw2.ko ]] &&
+		vm_modindex "${kinfo%% *}" "$SIW2_TOP/drivers/siw2/siw2.ko" >/dev/null
 fi
 
-mkdir -p "$LOGDIR/.tap"
+# Per-run scratch: two runs in one tree (two engineers, CI) must not clash.
+SCRATCH=$LOGDIR/.run.$$
+mkdir -p "$SCRATCH/tap"
+trap 'rm -rf "$SCRATCH"' EXIT
 
 # diag FILE N: the last N lines of FILE as indented TAP diagnostics.
 diag() {
@@ -71,8 +76,8 @@ diag() {
 run_case() {
 	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad
 	name=$(basename "$case" .sh)
-	res=$LOGDIR/.run/$name
-	local tap=$LOGDIR/.tap/$idx
+	res=$SCRATCH/$name
+	local tap=$SCRATCH/tap/$idx
 	tmo=$(sed -n 's/^#[[:space:]]*timeout:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$case" | head -n1)
 	tmo=${tmo:-$DEFAULT_TIMEOUT}
 
@@ -154,15 +159,14 @@ n=${#cases[@]}
 echo "1..$n"
 passed=0 failed=0 skipped=0
 emit() {		# print case IDX's block and count it
-	cat "$LOGDIR/.tap/$1"
-	case $(cat "$LOGDIR/.tap/$1.status" 2>/dev/null) in
+	cat "$SCRATCH/tap/$1"
+	case $(cat "$SCRATCH/tap/$1.status" 2>/dev/null) in
 	pass) passed=$((passed + 1)) ;;
 	skip) skipped=$((skipped + 1)) ;;
 	*)    failed=$((failed + 1)) ;;
 	esac
 }
 
-rm -f "$LOGDIR/.tap/"*
 if (( jobs == 1 )); then
 	for ((i = 1; i <= n; i++)); do
 		run_case "$i" "${cases[i-1]}"
@@ -183,7 +187,7 @@ else
 		emit "$i"
 	done
 fi
-rm -rf "$LOGDIR/.tap" "$LOGDIR/.run"
+rm -rf "$SCRATCH"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 (( failed == 0 ))

@@ -6,6 +6,8 @@
 #   vm_kernel            echo "VERSION IMAGE" of the newest installed 6.12.*-amd64
 #   vm_initramfs KVER    echo the cached initramfs for KVER, (re)building it
 #                        when the kernel or tests/vm/mkinitramfs.sh changed
+#   vm_modindex KVER KO  echo a cached directory of module index files
+#                        (depmod output) that include KO as updates/siw2.ko
 #   vm_boot RESDIR TIMEOUT CONSOLE MODE SCRIPT
 #                        boot one fresh guest that runs SCRIPT (absolute path
 #                        inside the repo) and powers off.  RESDIR is a host
@@ -18,6 +20,7 @@
 #                                   (what survives a hung guest)
 #                          boot     guest uptime (s) when SCRIPT started
 #                          results/ = $SIW2_RESULTS
+#                          modindex/ module indexes including siw2.ko
 #                        MODE "run": output only to RESDIR/out, console (the
 #                        serial line: kernel errors, panics) to CONSOLE.
 #                        MODE "demo": output also to the terminal.
@@ -55,6 +58,41 @@ vm_initramfs() {
 	echo "$out"
 }
 
+# vm_modindex KVER KO: echo a directory holding the kernel's module index
+# files (modules.dep, .alias, .symbols and their .bin forms) regenerated
+# with KO installed as updates/siw2.ko.  Running depmod -a inside the TCG
+# guest takes minutes (it decompresses all ~4000 .ko.xz); on the host it
+# takes seconds, and the result only depends on what siw2.ko declares
+# (dependencies, aliases, exported symbols), so it is cached under that key.
+vm_modindex() {
+	local kver=$1 ko=$2 key dir base tmp
+	key=$( { echo "$kver"; stat -c %Y "/lib/modules/$kver/modules.dep";
+		modinfo -F depends "$ko"; modinfo -F alias "$ko"; modinfo -F softdep "$ko";
+		nm -g --defined-only "$ko" 2>/dev/null | grep -o '__ksymtab_.*'; } |
+		sha256sum | cut -c1-16) || return 1
+	dir=$SIW2_VM_CACHE/modindex-$kver-$key
+	if [[ ! -s $dir/modules.dep.bin ]]; then
+		mkdir -p "$SIW2_VM_CACHE"
+		rm -rf "$SIW2_VM_CACHE/modindex-$kver-"*
+		tmp=$(mktemp -d "$SIW2_VM_CACHE/.modindex.XXXXXX")
+		base=$tmp/lib/modules/$kver
+		mkdir -p "$base/updates"
+		# depmod follows the symlink: the stock modules are indexed in
+		# place, under the same relative paths as in the guest.
+		ln -s "/lib/modules/$kver/kernel" "$base/kernel"
+		cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$base/"
+		cp "$ko" "$base/updates/siw2.ko"
+		echo "vm: indexing modules with siw2.ko (depmod, once per siw2 dependency change)" >&2
+		depmod -b "$tmp" "$kver" || { rm -rf "$tmp"; return 1; }
+		mkdir -p "$tmp/out"
+		cp "$base"/modules.* "$tmp/out/"
+		rm -f "$tmp"/out/modules.{order,builtin,builtin.modinfo}
+		mv "$tmp/out" "$dir"
+		rm -rf "$tmp"
+	fi
+	echo "$dir"
+}
+
 vm_boot() {
 	local resdir=$1 tmo=$2 console=$3 mode=$4 script=$5
 	local kver img initrd rc
@@ -66,7 +104,12 @@ vm_boot() {
 	esac
 
 	mkdir -p "$resdir/results"
-	rm -f "$resdir"/{out,rc,dmesg,dmesg.live,boot}
+	rm -rf "$resdir"/{out,rc,dmesg,dmesg.live,boot,end,modindex}
+	# Module indexes with siw2 for lib.sh's siw2_install_only (see above).
+	local ko=$SIW2_TOP/drivers/siw2/siw2.ko idx
+	if [[ -f $ko ]] && idx=$(vm_modindex "$kver" "$ko"); then
+		cp -r "$idx" "$resdir/modindex"
+	fi
 	# The guest sources this; %q keeps any value intact.
 	{
 		printf 'SIW2_MODE=%q\n' "$mode"
