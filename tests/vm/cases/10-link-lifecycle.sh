@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # rdma link add/delete lifecycle: 50 rounds of two siw2 devices on two dummy
-# netdevs created and deleted together; "rdma link show" lists them with the
+# netdevs created and deleted together (concurrently); "rdma link show" lists them with the
 # port state following the netdev; debugfs counts return to zero; duplicate
 # links (EEXIST) and links on lo (EOPNOTSUPP) are refused; the module
 # unloads.
-# timeout: 300
+# timeout: 600
 source "$SIW2_TOP/tests/vm/lib.sh"
 need rdma ip modprobe depmod
 
@@ -23,8 +23,11 @@ ns_dummy - lk_b
 
 log "$ROUNDS rounds of link add/delete on lk_a and lk_b"
 for ((i = 1; i <= ROUNDS; i++)); do
-	siw2_link_add - siw2_a lk_a || fail "round $i: rdma link add siw2_a"
-	siw2_link_add - siw2_b lk_b || fail "round $i: rdma link add siw2_b"
+	# Both adds at once: two devices registering concurrently.
+	siw2_link_add - siw2_a lk_a & pa=$!
+	siw2_link_add - siw2_b lk_b & pb=$!
+	wait "$pa" || fail "round $i: rdma link add siw2_a"
+	wait "$pb" || fail "round $i: rdma link add siw2_b"
 	show=$(rdma link show) || fail "round $i: rdma link show"
 	[[ $show == *"link siw2_a/1 "*"netdev lk_a"* ]] || fail "round $i: siw2_a missing: $show"
 	[[ $show == *"link siw2_b/1 "*"netdev lk_b"* ]] || fail "round $i: siw2_b missing: $show"
@@ -48,8 +51,10 @@ for ((i = 1; i <= ROUNDS; i++)); do
 		siw2_dev_exists siw2_c && fail "siw2_c exists after refused adds"
 		[[ $(siw2_count devices) == 2 ]] || fail "refused adds changed devices to $(siw2_count devices)"
 	fi
-	siw2_link_del siw2_a || fail "round $i: rdma link delete siw2_a"
-	siw2_link_del siw2_b || fail "round $i: rdma link delete siw2_b"
+	siw2_link_del siw2_a & pa=$!
+	siw2_link_del siw2_b & pb=$!
+	wait "$pa" || fail "round $i: rdma link delete siw2_a"
+	wait "$pb" || fail "round $i: rdma link delete siw2_b"
 	siw2_dev_exists siw2_a && fail "round $i: siw2_a still in /sys/class/infiniband"
 	siw2_dev_exists siw2_b && fail "round $i: siw2_b still in /sys/class/infiniband"
 done
