@@ -19,8 +19,11 @@ siw2_link_add siwb siw2_b siwb-v || fail "rdma link add siw2_b"
 
 show ip -n siwa -br addr show siwa-v
 show ip -n siwb -br addr show siwb-v
-show ip netns exec siwa ping -c1 -W2 198.18.0.2
+command -v ping >/dev/null && show ip netns exec siwa ping -c1 -W2 198.18.0.2
+# Each namespace sees its own netdev name; the initial one sees none.
 show rdma link show
+show ip netns exec siwa rdma link show
+show ip netns exec siwb rdma link show
 show rdma dev show
 show ibv_devices
 show ibv_devinfo -v
