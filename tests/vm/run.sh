@@ -136,7 +136,12 @@ run_case() {
 		echo "# $name: boot ${boot:-?} s, case done at ${end:-?} s guest uptime, ${wall} s wall"
 		if [[ $status == fail ]]; then
 			echo "# $msg"
-			echo "#   output ($LOGDIR/$name.out):"
+			# FAIL lines first: a long case's tail may not reach them.
+			if grep -q 'FAIL' "$LOGDIR/$name.out"; then
+				echo "#   FAIL lines of the output:"
+				grep 'FAIL' "$LOGDIR/$name.out" | head -n 15 | sed 's/^/#     /'
+			fi
+			echo "#   output ($LOGDIR/$name.out), last lines:"
 			diag "$LOGDIR/$name.out" 25
 			echo "#   kernel log ($LOGDIR/$name.dmesg):"
 			if [[ -n $bad ]]; then
