@@ -134,15 +134,16 @@ vm_boot() {
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$SIW2_TOP,mount_tag=siw2top,security_model=none,readonly=on"
 		-virtfs "local,path=$resdir,mount_tag=siw2res,security_model=none")
-	# timeout: TERM first so QEMU restores the terminal, KILL if it lingers.
+	# timeout: TERM first, KILL if QEMU lingers.  --foreground keeps QEMU in
+	# our process group so that Ctrl-C stops it too instead of orphaning it.
 	if [[ $mode == demo ]]; then
 		# Strip SeaBIOS's terminal resets/clears: they would wipe the
 		# user's screen.
-		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$console" |
+		timeout --foreground -k 5 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$console" |
 			sed -u 's/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g'
 		rc=${PIPESTATUS[0]}
 	else
-		timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1
+		timeout --foreground -k 5 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1
 		rc=$?
 	fi
 	[[ $rc -eq 137 ]] && rc=124	# killed after the grace period: still a timeout
