@@ -223,6 +223,16 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 	sdev->port_state = siw2_netdev_port_state(ndev);
 
 	ibdev->node_type = RDMA_NODE_RNIC;
+	/*
+	 * The core leaves the post/poll write commands off by default: most
+	 * providers do them in user space. siw2's provider uses them until the
+	 * mapped rings exist.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;

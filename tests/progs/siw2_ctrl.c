@@ -558,7 +558,8 @@ static void test_qp_create(struct env *e)
 		       tw_rwr_big);
 	qp_create_case(e, "create_qp max_send_wr=0 -> EINVAL", EINVAL,
 		       tw_swr_zero);
-	qp_create_case(e, "create_qp max_recv_wr=0 no SRQ -> EINVAL", EINVAL,
+	/* A send-only QP is legal (as in Linux siw); receives then fail. */
+	qp_create_case(e, "create_qp max_recv_wr=0 no SRQ (send-only)", 0,
 		       tw_rwr_zero);
 	qp_create_case(e, "create_qp sge=max_sge", 0, tw_sge_max);
 	qp_create_case(e, "create_qp max_send_sge>max_sge -> EINVAL", EINVAL,
@@ -646,8 +647,11 @@ static void test_qp_states(struct env *e)
 		    modify_state(qp, IBV_QPS_SQD));
 	check_errno("post_send in RESET -> ENOTCONN", ENOTCONN,
 		    rc_errno(ibv_post_send(qp, &swr, &sbad)));
-	/* RESET->RTS is left out: the contract does not say whether it is
-	 * "illegal" (EINVAL) or "RTS without connection" (ENOTCONN). */
+	/* RTS must be entered from INIT/RTR (Documentation/design.md). */
+	check_errno("modify RESET->RTS -> EINVAL", EINVAL,
+		    modify_state(qp, IBV_QPS_RTS));
+	check_errno("post_recv in RESET -> EINVAL", EINVAL,
+		    post_recv_ids(qp, e, 2000, 1, 1));
 
 	check_errno("modify RESET->INIT (access, port)", 0,
 		    modify_state(qp, IBV_QPS_INIT));
