@@ -389,7 +389,12 @@ static int __init siw2_init(void)
 {
 	int rv;
 
-	siw2_wq = alloc_workqueue("siw2", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Not WQ_MEM_RECLAIM: unregistration flushes the core's workqueues,
+	 * which a reclaim workqueue must not wait on, and it frees memory
+	 * only incidentally.
+	 */
+	siw2_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
 	if (!siw2_wq)
 		return -ENOMEM;
 	siw2_debugfs_init();

@@ -4,6 +4,8 @@
  */
 
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
@@ -108,26 +110,59 @@ enum ib_port_state siw2_netdev_port_state(struct net_device *ndev)
 		       IB_PORT_ACTIVE : IB_PORT_DOWN;
 }
 
+/* IB width/speed pairs approximating Ethernet rates, slowest first. */
+static const struct {
+	u32 mbps;
+	u8 width;
+	u16 speed;
+} siw2_rates[] = {
+	{ SPEED_1000, IB_WIDTH_1X, IB_SPEED_SDR },
+	{ SPEED_10000, IB_WIDTH_1X, IB_SPEED_FDR10 },
+	{ SPEED_25000, IB_WIDTH_1X, IB_SPEED_EDR },
+	{ SPEED_40000, IB_WIDTH_4X, IB_SPEED_FDR10 },
+	{ SPEED_100000, IB_WIDTH_4X, IB_SPEED_EDR },
+	{ SPEED_200000, IB_WIDTH_4X, IB_SPEED_HDR },
+	{ U32_MAX, IB_WIDTH_4X, IB_SPEED_NDR },
+};
+
+/*
+ * Like ib_get_eth_speed(), but silent: virtual netdevs (dummy, veth)
+ * often report no speed, and any user can query the port.
+ */
+static void siw2_port_rate(struct net_device *ndev, struct ib_port_attr *attr)
+{
+	struct ethtool_link_ksettings lks = {};
+	u32 mbps = SPEED_1000;
+	int i;
+
+	rtnl_lock();
+	if (READ_ONCE(ndev->reg_state) == NETREG_REGISTERED &&
+	    !__ethtool_get_link_ksettings(ndev, &lks) &&
+	    lks.base.speed != (u32)SPEED_UNKNOWN && lks.base.speed)
+		mbps = lks.base.speed;
+	rtnl_unlock();
+
+	for (i = 0; mbps > siw2_rates[i].mbps; i++)
+		;
+	attr->active_width = siw2_rates[i].width;
+	attr->active_speed = siw2_rates[i].speed;
+}
+
 /**
  * siw2_query_port - report port attributes, read live from the netdev
  * @ibdev: device
  * @port: port number (always 1)
  * @attr: filled in
  *
- * Return: 0 or the error of the link speed query.
+ * Return: 0
  */
 int siw2_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *attr)
 {
 	struct net_device *ndev = to_siw2_dev(ibdev)->netdev;
-	int rv;
 
 	/* The core zeroes *attr. */
-	rv = ib_get_eth_speed(ibdev, port, &attr->active_speed,
-			      &attr->active_width);
-	if (rv)
-		return rv;
-
+	siw2_port_rate(ndev, attr);
 	attr->state = siw2_netdev_port_state(ndev);
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
 				   IB_PORT_PHYS_STATE_LINK_UP :
