@@ -123,8 +123,18 @@ void siw2_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
+/*
+ * No table entries: matching is by fw_ver above. The table must still
+ * exist, ending in a zero (sentinel) entry, because libibverbs walks every
+ * provider's table for devices that do have a driver id (rxe, mlx5, ...).
+ */
+static const struct verbs_match_ent siw2_match_table[] = {
+	{}
+};
+
 static const struct verbs_device_ops siw2_dev_ops = {
 	.name = SIW2_PROVIDER_NAME,
+	.match_table = siw2_match_table,
 	.match_min_abi_version = SIW2_ABI_VERSION,
 	.match_max_abi_version = SIW2_ABI_VERSION,
 	.match_device = siw2_match_device,
