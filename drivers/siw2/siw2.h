@@ -320,6 +320,8 @@ void *siw2_wq_head(struct siw2_wq *wq);
 void siw2_wq_pop(struct siw2_wq *wq);
 int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
 		  u32 max_sge);
+int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,
+		      u32 max_sge);
 
 /* siw2_srq.c */
 int siw2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,

@@ -216,28 +216,24 @@ static int siw2_qp_from_rts(struct siw2_qp *qp, enum ib_qp_state new)
 	}
 }
 
+/* Closing and Terminate only wind down: stay, or fall into Error. */
+static int siw2_qp_stay_or_error(struct siw2_qp *qp, enum ib_qp_state new)
+{
+	if (new == qp->ib_state)
+		return 0;
+	if (new == IB_QPS_ERR)
+		return siw2_qp_enter_error(qp);
+	return -EINVAL;
+}
+
 static int siw2_qp_from_closing(struct siw2_qp *qp, enum ib_qp_state new)
 {
-	switch (new) {
-	case IB_QPS_SQD:
-		return 0;
-	case IB_QPS_ERR:
-		return siw2_qp_enter_error(qp);
-	default:
-		return -EINVAL;
-	}
+	return siw2_qp_stay_or_error(qp, new);
 }
 
 static int siw2_qp_from_terminate(struct siw2_qp *qp, enum ib_qp_state new)
 {
-	switch (new) {
-	case IB_QPS_SQE:
-		return 0;
-	case IB_QPS_ERR:
-		return siw2_qp_enter_error(qp);
-	default:
-		return -EINVAL;
-	}
+	return siw2_qp_stay_or_error(qp, new);
 }
 
 static int siw2_qp_from_error(struct siw2_qp *qp, enum ib_qp_state new)
@@ -590,7 +586,6 @@ int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
-	struct siw2_rqe *rqe;
 	unsigned long flags;
 	int rv = 0;
 
@@ -605,22 +600,10 @@ int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			siw2_flush_wc(qp, qp->rcq, wr->wr_id, IB_WC_RECV);
 			continue;
 		}
-		if (READ_ONCE(qp->ib_state) == IB_QPS_RESET) {
+		if (READ_ONCE(qp->ib_state) == IB_QPS_RESET)
 			rv = -EINVAL;
-		} else {
-			rqe = siw2_wq_tail(&qp->rq);
-			if (!rqe)
-				rv = -ENOMEM;
-			else
-				rv = siw2_sge_copy(rqe->sge, wr->sg_list,
-						   wr->num_sge,
-						   qp->cap.max_recv_sge);
-			if (!rv) {
-				rqe->wr_id = wr->wr_id;
-				rqe->num_sge = wr->num_sge;
-				siw2_wq_push(&qp->rq);
-			}
-		}
+		else
+			rv = siw2_wq_post_recv(&qp->rq, wr, qp->cap.max_recv_sge);
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 		if (rv)
 			break;

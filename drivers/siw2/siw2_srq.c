@@ -143,24 +143,14 @@ int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
 	struct siw2_srq *srq = to_siw2_srq(ibsrq);
-	struct siw2_rqe *rqe;
 	unsigned long flags;
 	int rv = 0;
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
 	for (; wr; wr = wr->next) {
-		rqe = siw2_wq_tail(&srq->rq);
-		if (!rqe) {
-			rv = -ENOMEM;
-			break;
-		}
-		rv = siw2_sge_copy(rqe->sge, wr->sg_list, wr->num_sge,
-				   srq->max_sge);
+		rv = siw2_wq_post_recv(&srq->rq, wr, srq->max_sge);
 		if (rv)
 			break;
-		rqe->wr_id = wr->wr_id;
-		rqe->num_sge = wr->num_sge;
-		siw2_wq_push(&srq->rq);
 	}
 	spin_unlock_irqrestore(&srq->rq.lock, flags);
 	if (rv)

@@ -120,3 +120,28 @@ int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
 	}
 	return 0;
 }
+
+/**
+ * siw2_wq_post_recv - validate one receive work request and queue it
+ * @wq: a receive queue of struct siw2_rqe (lock held)
+ * @wr: the request
+ * @max_sge: the queue's SGE limit
+ *
+ * Return: 0, -EINVAL for too many SGEs, -ENOMEM when the queue is full.
+ */
+int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,
+		      u32 max_sge)
+{
+	struct siw2_rqe *rqe = siw2_wq_tail(wq);
+	int rv;
+
+	if (!rqe)
+		return -ENOMEM;
+	rv = siw2_sge_copy(rqe->sge, wr->sg_list, wr->num_sge, max_sge);
+	if (rv)
+		return rv;
+	rqe->wr_id = wr->wr_id;
+	rqe->num_sge = wr->num_sge;
+	siw2_wq_push(wq);
+	return 0;
+}
