@@ -12,11 +12,14 @@
 
 #include "siw2.h"
 
-/* Access rights siw2 implements for MRs (others: -EOPNOTSUPP). */
+/*
+ * Access rights siw2 implements for MRs (others: -EOPNOTSUPP). Bits in
+ * the IB_ACCESS_OPTIONAL range are hints a device may ignore.
+ */
 #define SIW2_MR_ACCESS_SUPPORTED                                      \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |             \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |            \
-	 IB_ACCESS_RELAXED_ORDERING)
+	 IB_ACCESS_OPTIONAL)
 
 static int siw2_mr_check_access(int access)
 {
