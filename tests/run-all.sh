@@ -6,7 +6,10 @@
 # The whole test suite, in stages:
 #   1. host: checkpatch, the conformance matrix against the digest, and
 #      the provider's device matching on a fake sysfs (no VM needed)
-#   2. vm:   tests/vm/run.sh (one QEMU guest per case)
+#   2. kunit: tests/kunit/run.sh (KUnit suites in a UML kernel built from
+#      linux-source-6.12; one counted test per KUnit test case, a build
+#      failure counts as one failure)
+#   3. vm:   tests/vm/run.sh (one QEMU guest per case)
 # Every stage runs even if an earlier one failed.  The very last line is
 #     N passed, N failed, N skipped
 # summed over all stages; the exit status is non-zero if anything failed.
@@ -49,24 +52,32 @@ host_test checkpatch tools/checkpatch.sh
 host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
 
-echo "# stage vm: tests/vm/run.sh"
-vm_counted=0
-while IFS= read -r line; do
-	if [[ $line =~ $SUMMARY_RE ]]; then
-		passed=$((passed + BASH_REMATCH[1]))
-		failed=$((failed + BASH_REMATCH[2]))
-		skipped=$((skipped + BASH_REMATCH[3]))
-		vm_counted=1
-		echo "# stage vm: $line"
-	else
-		echo "$line"
+# counted_stage NAME CMD...: a stage whose last line is the summary line;
+# its counts are added to ours.  No summary counts as one failure.
+counted_stage() {
+	local name=$1 line counted=0
+	shift
+	echo "# stage $name: $*"
+	while IFS= read -r line; do
+		if [[ $line =~ $SUMMARY_RE ]]; then
+			passed=$((passed + BASH_REMATCH[1]))
+			failed=$((failed + BASH_REMATCH[2]))
+			skipped=$((skipped + BASH_REMATCH[3]))
+			counted=1
+			echo "# stage $name: $line"
+		else
+			echo "$line"
+		fi
+	done < <("$@" 2>&1)
+	if [[ $counted -eq 0 ]]; then
+		# the stage died before its summary: count that as a failure.
+		echo "not ok - $name stage produced no summary"
+		failed=$((failed + 1))
 	fi
-done < <(tests/vm/run.sh "$@" 2>&1)
-if [[ $vm_counted -eq 0 ]]; then
-	# run.sh died before its summary: count that as a failure.
-	echo "not ok - vm stage produced no summary"
-	failed=$((failed + 1))
-fi
+}
+
+counted_stage kunit tests/kunit/run.sh
+counted_stage vm tests/vm/run.sh "$@"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

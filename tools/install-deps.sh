@@ -16,6 +16,7 @@ PKGS=(
 	libibverbs-dev librdmacm-dev
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
 	gcc make pkg-config strace
+	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 )
 
 want=("${PKGS[@]}")
