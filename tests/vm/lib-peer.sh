@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
 #
 # Guest-side helpers for cases that use Linux's own software iWARP driver
 # (siw) as the interoperability peer of siw2.  Source after lib.sh:

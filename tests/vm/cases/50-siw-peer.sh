@@ -58,8 +58,9 @@ wait_port_active siw_b || fail "siw_b port not ACTIVE"
 rdma link show
 # Through libsiw, also with RDMAV_DRIVERS pointing at the siw2 provider.
 ibv_devices | tee "$SIW2_RESULTS/ibv_devices"
-grep -qw siw_a "$SIW2_RESULTS/ibv_devices" && grep -qw siw_b "$SIW2_RESULTS/ibv_devices" ||
-	fail "ibv_devices does not list siw_a and siw_b"
+for d in siw_a siw_b; do
+	grep -qw "$d" "$SIW2_RESULTS/ibv_devices" || fail "ibv_devices does not list $d"
+done
 
 R=$SIW2_RESULTS
 srv_pid=
