@@ -29,9 +29,13 @@
 #    (cmtime -b ADDR) never exits and must be killed.  The client
 #    (cmtime -s ADDR -c N) prints one timing line per step and exits 0.
 #  - "rdma link delete" of a siw device blocks while a user process still
-#    holds an rdma_cm id on it (cmtime's listener does not react to
-#    RDMA_CM_EVENT_DEVICE_REMOVAL): it returned only when the process died
-#    (113 s later, when its "timeout 120" fired).  Servers are therefore
+#    holds an rdma_cm id on it and does not destroy it on
+#    RDMA_CM_EVENT_DEVICE_REMOVAL (the kernel waits for the user): with a
+#    cmtime or ucmatose listener it stayed blocked (once 113 s, until the
+#    listener's "timeout 120" fired; in a separate run still blocked after
+#    10 s) and returned 0.3 s after the listener was killed.  An idle
+#    "rping -s" handles the event ("cma detected device removal!!!!"),
+#    exits, and the delete returned in 0.37 s.  Servers are therefore
 #    killed, and the resource counts checked to be 0, before the delete.
 #    Killing a backgrounded shell function (in_ns ... &) leaves the program
 #    running: start servers with "ip netns exec" directly so that $! is the
