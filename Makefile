@@ -23,7 +23,7 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 
 export KDIR KVER
 
-.PHONY: all module ktest provider progs install uninstall check demo deps clean checkpatch
+.PHONY: all module ktest provider progs peer install uninstall check demo deps clean checkpatch
 
 all: module ktest provider progs
 
@@ -54,8 +54,13 @@ uninstall:
 deps:
 	tools/install-deps.sh
 
+# Linux siw.ko, the interoperability peer of the VM tests (built from
+# Debian's linux-source-6.12, cached outside the repo, never committed).
+peer:
+	tools/build-siw.sh
+
 check: deps
-	$(MAKE) all
+	$(MAKE) all peer
 	tests/run-all.sh
 
 demo: deps
