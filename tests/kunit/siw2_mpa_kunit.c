@@ -106,6 +106,7 @@ static void flags_desc(const struct flags_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(flags, flags_cases, flags_desc);
 
 static void encode_flags_rev_base_mpa_2_dec_4(struct kunit *test)
@@ -173,13 +174,15 @@ static const struct enc_err_case enc_err_cases[] = {
 	{ "enh_size_24_ok", REQ2(.enhanced = true), 24, HDR + ENH },
 	{ "enh_pd7_size_30", REQ2(.enhanced = true, .pd_len = 7), 30, -ENOSPC },
 	{ "enh_pd7_size_31_ok", REQ2(.enhanced = true, .pd_len = 7), 31, HDR + ENH + 7 },
-	{ "ird_ord_0x3fff_ok", REQ2(.enhanced = true, .ird = 0x3fff, .ord = 0x3fff), 64, HDR + ENH },
+	{ "ird_ord_0x3fff_ok", REQ2(.enhanced = true, .ird = 0x3fff, .ord = 0x3fff), 64,
+	  HDR + ENH },
 };
 
 static void enc_err_desc(const struct enc_err_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(enc_err, enc_err_cases, enc_err_desc);
 
 static void encode_errors_and_limits(struct kunit *test)
@@ -274,7 +277,8 @@ struct enh_case {
 };
 
 static const struct enh_case enh_cases[] = {
-	{ "A0_BCD_requested_zeroed_mpa2_p2p_3", false, B | W | R, 16, 16, { 0x00, 0x10, 0x00, 0x10 } },
+	{ "A0_BCD_requested_zeroed_mpa2_p2p_3", false, B | W | R, 16, 16,
+	  { 0x00, 0x10, 0x00, 0x10 } },
 	{ "A1_none", true, 0, 16, 16, { 0x80, 0x10, 0x00, 0x10 } },
 	{ "A1_B", true, B, 16, 16, { 0xc0, 0x10, 0x00, 0x10 } },
 	{ "A1_C", true, W, 16, 16, { 0x80, 0x10, 0x80, 0x10 } },
@@ -292,6 +296,7 @@ static void enh_desc(const struct enh_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(enh, enh_cases, enh_desc);
 
 static void encode_enhanced_abcd_ird_ord(struct kunit *test)
@@ -725,6 +730,7 @@ static void pd_desc(const struct pd_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(pd, pd_cases, pd_desc);
 
 static void decode_pd_round_trip(struct kunit *test)
@@ -942,6 +948,7 @@ static void respond_desc(const struct respond_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(respond, respond_cases, respond_desc);
 
 static void respond_table(struct kunit *test)
@@ -1090,6 +1097,7 @@ static void complete_desc(const struct complete_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(complete, complete_cases, complete_desc);
 
 static void complete_table(struct kunit *test)
@@ -1148,6 +1156,7 @@ static void crc_desc(const struct crc_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(crc, crc_cases, crc_desc);
 
 static void crc_resolve_table_base_mpa_4(struct kunit *test)
