@@ -140,6 +140,7 @@ grep -q 'drivers/siw2_kunit/Kconfig' "$SRC/drivers/Kconfig" ||
 	sed -i '$ s|^endmenu$|source "drivers/siw2_kunit/Kconfig"\n\nendmenu|' "$SRC/drivers/Kconfig"
 grep -q 'drivers/siw2_kunit/Kconfig' "$SRC/drivers/Kconfig" ||
 	fail "could not hook drivers/siw2_kunit into $SRC/drivers/Kconfig"
+# shellcheck disable=SC2016 # a literal make variable
 grep -q 'siw2_kunit/' "$SRC/drivers/Makefile" ||
 	echo 'obj-$(CONFIG_SIW2_KUNIT_TEST) += siw2_kunit/' >>"$SRC/drivers/Makefile"
 
