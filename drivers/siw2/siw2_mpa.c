@@ -158,8 +158,8 @@ int siw2_mpa_encode(const struct siw2_mpa_frame *f, void *buf, size_t size)
 {
 	struct siw2_mpa_hdr *h = buf;
 	size_t len = siw2_mpa_frame_len(f);
+	size_t wire_pd = len - sizeof(*h);
 	u8 *pd = (u8 *)(h + 1);
-	u16 wire_pd = len - sizeof(*h);
 
 	if (f->rev != SIW2_MPA_REV1 && f->rev != SIW2_MPA_REV2)
 		return -EINVAL;
@@ -258,8 +258,8 @@ static bool siw2_mpa_no_neg(u16 ird, u16 ord)
  * Initiator's ORD when the device allows it. The RTR is a zero-length
  * Write when offered, else a Read, else a Write anyway (DEC-3, AMB-7).
  *
- * Return: 0, or -ENOMEM when the Initiator's ORD exceeds @max_ird (the
- * Request must then be rejected, MPA2-IRD-5).
+ * Return: 0, or -ENOMEM when the Initiator's ORD exceeds both @ulp_ird and
+ * @max_ird (the Request must then be rejected, MPA2-IRD-5).
  */
 int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
 		     u16 ulp_ord, u16 max_ird, u8 local_caps,
@@ -336,7 +336,9 @@ int siw2_mpa_complete(const struct siw2_mpa_frame *req,
 	    (req->enhanced && rep->p2p != req->p2p))
 		return SIW2_TERM_MPA_BAD_FRAME;
 
-	if (req->enhanced && !siw2_mpa_no_neg(rep->ird, rep->ord)) {
+	/* Either side's 0x3FFF leaves IRD/ORD to the ULPs (MPA2-IRD-6). */
+	if (req->enhanced && !siw2_mpa_no_neg(req->ird, req->ord) &&
+	    !siw2_mpa_no_neg(rep->ird, rep->ord)) {
 		ord = min(ord, rep->ird);
 		if (rep->ord > ird) {
 			if (rep->ord > max_ird)

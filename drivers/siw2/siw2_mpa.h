@@ -56,7 +56,7 @@ enum siw2_mpa_err {
 	SIW2_MPA_E_KEY,		/* wrong key for the role */
 	SIW2_MPA_E_REV,		/* Rev not 1 or 2 */
 	SIW2_MPA_E_PD_LEN,	/* PD_Length above 512 */
-	SIW2_MPA_E_ENHANCED,	/* S with Rev 1, or S with PD_Length < 4 */
+	SIW2_MPA_E_ENHANCED,	/* S on Rev 2 with PD_Length < 4 */
 	SIW2_MPA_NUM_ERRS
 };
 
