@@ -4,7 +4,9 @@
 #
 #   make            build drivers/siw2/siw2.ko, the provider and test programs
 #   make install    install the module (depmod) and the provider system-wide
-#   make check      boot the VM test suite (installs missing packages first)
+#   make check      the whole suite: host checks, KUnit (UML), the VM cases
+#                   (installs missing packages first)
+#   make kunit      only the KUnit suites (tests/kunit/run.sh)
 #   make demo       boot a VM with two namespaces and show siw2 devices working
 #
 # KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
@@ -23,7 +25,7 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 
 export KDIR KVER
 
-.PHONY: all module ktest provider progs peer install uninstall check demo deps clean checkpatch
+.PHONY: all module ktest provider progs peer kunit install uninstall check demo deps clean checkpatch
 
 all: module ktest provider progs
 
@@ -58,6 +60,9 @@ deps:
 # Debian's linux-source-6.12, cached outside the repo, never committed).
 peer:
 	tools/build-siw.sh
+
+kunit: deps
+	tests/kunit/run.sh
 
 check: deps
 	$(MAKE) all peer

@@ -5,7 +5,7 @@
 #
 # Lists every requirement ID of the protocol digest (../shared/specs/DIGEST.md,
 # or $SIW2_DIGEST). With --check, verifies Documentation/conformance.md has a
-# row for each of them and that every test it names exists in the tree.
+# row for each of them and that every test file and case it names exists.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,10 +31,22 @@ if [[ -n $missing ]]; then
 	echo "$missing" | sed 's/^/  /'
 	rc=1
 fi
-# Test column: file paths relative to the repo top, or "-".
-while read -r t; do
-	[[ -e $TOP/$t ]] || { echo "conformance: named test does not exist: $t"; rc=1; }
-done < <(awk -F'|' '/^\| *[A-Z0-9]+-/ { print $4 }' "$MATRIX" |
-	tr ',' '\n' | sed 's/^ *//; s/ *$//; s/`//g; s/ .*//' | grep -v '^-\?$' | sort -u)
+# Test column: "-", or a file path relative to the repo top followed by
+# the names of the test cases in it that prove the row (a parenthesised
+# note may follow). Each name must occur in that file.
+while IFS='|' read -r _ id _ tcol _; do
+	tcol=$(sed 's/([^)]*)//g; s/`//g' <<<"$tcol" | xargs)
+	[[ -z $tcol || $tcol == - ]] && continue
+	file=${tcol%% *}
+	if [[ ! -f $TOP/$file ]]; then
+		echo "conformance: $id: test file does not exist: $file"
+		rc=1
+		continue
+	fi
+	for name in $(tr ',' ' ' <<<"${tcol#"$file"}"); do
+		grep -qw -- "$name" "$TOP/$file" ||
+			{ echo "conformance: $id: no case $name in $file"; rc=1; }
+	done
+done < <(grep -E '^\| *[A-Z0-9]+-[A-Z0-9-]+ *\|' "$MATRIX")
 [[ $rc -eq 0 ]] && echo "conformance: $(ids | wc -l) IDs, all in the matrix"
 exit $rc
