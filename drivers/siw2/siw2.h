@@ -318,6 +318,7 @@ void *siw2_wq_tail(struct siw2_wq *wq);
 void siw2_wq_push(struct siw2_wq *wq);
 void *siw2_wq_head(struct siw2_wq *wq);
 void siw2_wq_pop(struct siw2_wq *wq);
+bool siw2_wq_take(struct siw2_wq *wq, void *out);
 int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
 		  u32 max_sge);
 int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,

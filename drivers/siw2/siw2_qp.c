@@ -98,33 +98,11 @@ static void siw2_qp_flush(struct siw2_qp *qp)
 {
 	struct siw2_sqe sqe;
 	struct siw2_rqe rqe;
-	unsigned long flags;
-	void *e;
 
-	for (;;) {
-		spin_lock_irqsave(&qp->sq.lock, flags);
-		e = siw2_wq_head(&qp->sq);
-		if (e) {
-			sqe = *(struct siw2_sqe *)e;
-			siw2_wq_pop(&qp->sq);
-		}
-		spin_unlock_irqrestore(&qp->sq.lock, flags);
-		if (!e)
-			break;
+	while (siw2_wq_take(&qp->sq, &sqe))
 		siw2_flush_wc(qp, qp->scq, sqe.wr_id, siw2_wc_opcode(sqe.opcode));
-	}
-	for (;;) {
-		spin_lock_irqsave(&qp->rq.lock, flags);
-		e = siw2_wq_head(&qp->rq);
-		if (e) {
-			rqe = *(struct siw2_rqe *)e;
-			siw2_wq_pop(&qp->rq);
-		}
-		spin_unlock_irqrestore(&qp->rq.lock, flags);
-		if (!e)
-			break;
+	while (siw2_wq_take(&qp->rq, &rqe))
 		siw2_flush_wc(qp, qp->rcq, rqe.wr_id, IB_WC_RECV);
-	}
 }
 
 /* Drop queued work without completions (IB RESET semantics). */

@@ -2,7 +2,8 @@
 /*
  * siw2: bounded FIFO work queues (QP send/receive queues, SRQs).
  *
- * Callers hold wq->lock around every operation except init/free.
+ * Callers hold wq->lock around every operation except init/free and
+ * siw2_wq_take(), which takes it.
  */
 
 #include <linux/slab.h>
@@ -95,6 +96,31 @@ void siw2_wq_pop(struct siw2_wq *wq)
 	lockdep_assert_held(&wq->lock);
 	wq->head = (wq->head + 1) % wq->size;
 	wq->count--;
+}
+
+/**
+ * siw2_wq_take - move the oldest entry out of a queue
+ * @wq: queue (lock not held: taken here)
+ * @out: receives a copy of the entry (@wq->esize bytes)
+ *
+ * Lets the caller act on the entry, e.g. complete it, without the queue
+ * lock held.
+ *
+ * Return: true if an entry was taken, false if the queue was empty.
+ */
+bool siw2_wq_take(struct siw2_wq *wq, void *out)
+{
+	unsigned long flags;
+	void *e;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	e = siw2_wq_head(wq);
+	if (e) {
+		memcpy(out, e, wq->esize);
+		siw2_wq_pop(wq);
+	}
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return e;
 }
 
 /**
