@@ -77,6 +77,94 @@ static inline u16 siw2_mpa_v2_ord(const struct siw2_mpa_v2 *v)
 	return be16_to_cpu(v->ord) & SIW2_MPA_V2_VAL;
 }
 
+/* ---- MPA FPDU framing (RFC 5044 5; BASE-MPA-8, BASE-MPA-9) ---- */
+
+#define SIW2_MPA_HDR_LEN	2	/* ULPDU_Length */
+#define SIW2_MPA_CRC_LEN	4	/* CRC32c, stored little-endian */
+
+/* Pad making 2 + ULPDU_Length + PAD a multiple of 4. */
+static inline unsigned int siw2_mpa_pad(unsigned int ulpdu_len)
+{
+	return (4 - ((SIW2_MPA_HDR_LEN + ulpdu_len) & 3)) & 3;
+}
+
+/* ---- DDP/RDMAP control word, FPDU octets 2..3 (BASE-DDP-1, DIGEST 1.1) ---- */
+
+#define SIW2_DDP_F_TAGGED	0x8000
+#define SIW2_DDP_F_LAST		0x4000
+#define SIW2_DDP_RSVD		0x3c00
+#define SIW2_DDP_DV_MASK	0x0300
+#define SIW2_DDP_DV1		0x0100	/* DDP version 1 */
+#define SIW2_RDMAP_RV_MASK	0x00c0
+#define SIW2_RDMAP_RV_SHIFT	6
+#define SIW2_RDMAP_OP_MASK	0x001f	/* 5 bits, DEC-1 */
+
+/* RFC 5040 opcodes (DIGEST 1.2); extensions join this table later. */
+enum siw2_rdmap_op {
+	SIW2_OP_WRITE = 0x0,
+	SIW2_OP_READ_REQ = 0x1,
+	SIW2_OP_READ_RESP = 0x2,
+	SIW2_OP_SEND = 0x3,
+	SIW2_OP_SEND_INV = 0x4,
+	SIW2_OP_SEND_SE = 0x5,
+	SIW2_OP_SEND_SE_INV = 0x6,
+	SIW2_OP_TERMINATE = 0x7,
+};
+
+/* Untagged queue numbers (RFC 5040; QN 3 from rdmap-ext). */
+enum siw2_qn {
+	SIW2_QN_SEND = 0,
+	SIW2_QN_READ_REQ = 1,
+	SIW2_QN_TERMINATE = 2,
+	SIW2_QN_RESPONSE = 3,
+};
+
+static inline u16 siw2_ddp_ctrl(bool tagged, bool last, u8 rv, u8 op)
+{
+	return (tagged ? SIW2_DDP_F_TAGGED : 0) | (last ? SIW2_DDP_F_LAST : 0) |
+	       SIW2_DDP_DV1 | (rv << SIW2_RDMAP_RV_SHIFT) |
+	       (op & SIW2_RDMAP_OP_MASK);
+}
+
+/* Tagged DDP header, 14 octets (BASE-DDP-2). */
+struct siw2_ddp_tagged {
+	__be16 ctrl;
+	__be32 stag;
+	__be64 to;
+} __packed;
+static_assert(sizeof(struct siw2_ddp_tagged) == 14);
+
+/* Untagged DDP header, 18 octets (BASE-DDP-2); rsvd_ulp = Invalidate STag. */
+struct siw2_ddp_untagged {
+	__be16 ctrl;
+	__be32 rsvd_ulp;
+	__be32 qn;
+	__be32 msn;
+	__be32 mo;
+} __packed;
+static_assert(sizeof(struct siw2_ddp_untagged) == 18);
+
+/* RDMA Read Request header, after the untagged header on QN 1. */
+struct siw2_rdmap_read_req {
+	__be32 sink_stag;
+	__be64 sink_to;
+	__be32 read_size;
+	__be32 src_stag;
+	__be64 src_to;
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_read_req) == 28);
+
+/* Terminate Control (RFC 5040 4.8): Layer, EType, Code, M/D/R flags. */
+#define SIW2_TERM_F_M		0x00008000	/* DDP Segment Length valid */
+#define SIW2_TERM_F_D		0x00004000	/* DDP header included */
+#define SIW2_TERM_F_R		0x00002000	/* RDMAP header included */
+
+static inline u32 siw2_term_ctrl(u8 layer, u8 etype, u8 code)
+{
+	return (u32)(layer & 0xf) << 28 | (u32)(etype & 0xf) << 24 |
+	       (u32)code << 16;
+}
+
 /* ---- Terminate codes for MPA errors: Layer 2, EType 0 (AMB-5) ---- */
 
 #define SIW2_TERM_LAYER_LLP		2
