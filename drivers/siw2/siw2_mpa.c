@@ -250,21 +250,25 @@ static bool siw2_mpa_no_neg(u16 ird, u16 ord)
  * @ulp_ord: ORD the ULP accepts with
  * @max_ird: the device's IRD limit
  * @local_caps: SIW2_MPA_CAP_* this side offers
+ * @rtr_forms: SIW2_RTR_WRITE and/or SIW2_RTR_READ: RTRs this side accepts
  * @rep: filled in, except @rep->crc and the private data
  * @conn: filled in with what the connection will use
  *
  * IRD/ORD follow MPA2-IRD-2..4, relaxed like Linux siw (AMB-27, DEC-2):
  * the ORD never exceeds the Initiator's IRD; the IRD rises to the
  * Initiator's ORD when the device allows it. The RTR is a zero-length
- * Write when offered, else a Read, else a Write anyway (DEC-3, AMB-7).
+ * Write when offered and accepted, else a Read when offered and accepted,
+ * else the form this side accepts, Write first (DEC-3, AMB-7, MPA2-P2P-9).
  *
  * Return: 0, or -ENOMEM when the Initiator's ORD exceeds both @ulp_ird and
  * @max_ird (the Request must then be rejected, MPA2-IRD-5).
  */
 int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
-		     u16 ulp_ord, u16 max_ird, u8 local_caps,
+		     u16 ulp_ord, u16 max_ird, u8 local_caps, u8 rtr_forms,
 		     struct siw2_mpa_frame *rep, struct siw2_mpa_conn *conn)
 {
+	u8 both;
+
 	u16 ird = ulp_ird, ord = ulp_ord;
 	u8 rtr = 0;
 
@@ -277,12 +281,13 @@ int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
 		}
 	}
 	if (req->enhanced && req->p2p) {
-		if (req->rtr & SIW2_RTR_WRITE)
-			rtr = SIW2_RTR_WRITE;
-		else if (req->rtr & SIW2_RTR_READ)
-			rtr = SIW2_RTR_READ;
-		else
-			rtr = SIW2_RTR_WRITE;
+		rtr_forms &= SIW2_RTR_WRITE | SIW2_RTR_READ;
+		if (!rtr_forms)
+			rtr_forms = SIW2_RTR_WRITE;
+		both = req->rtr & rtr_forms;
+		if (!both)
+			both = rtr_forms;
+		rtr = both & SIW2_RTR_WRITE ? SIW2_RTR_WRITE : SIW2_RTR_READ;
 		/* A Read RTR takes one IRD slot (MPA2-IRD-3 exception). */
 		if (rtr == SIW2_RTR_READ && !ird)
 			ird = 1;

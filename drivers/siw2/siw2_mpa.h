@@ -98,7 +98,7 @@ int siw2_mpa_encode(const struct siw2_mpa_frame *f, void *buf, size_t size);
 int siw2_mpa_crc_resolve(enum siw2_crc_policy policy, bool peer_crc,
 			 bool *use_crc);
 int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
-		     u16 ulp_ord, u16 max_ird, u8 local_caps,
+		     u16 ulp_ord, u16 max_ird, u8 local_caps, u8 rtr_forms,
 		     struct siw2_mpa_frame *rep, struct siw2_mpa_conn *conn);
 int siw2_mpa_complete(const struct siw2_mpa_frame *req,
 		      const struct siw2_mpa_frame *rep, u16 max_ird,

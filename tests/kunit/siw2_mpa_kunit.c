@@ -962,6 +962,7 @@ static void respond_table(struct kunit *test)
 	memset(&rep, 0x5a, sizeof(rep));
 	memset(&conn, 0x5a, sizeof(conn));
 	ret = siw2_mpa_respond(&req, t->ulp_ird, t->ulp_ord, t->max_ird, t->local_caps,
+			       SIW2_RTR_WRITE | SIW2_RTR_READ,
 			       &rep, &conn);
 	KUNIT_ASSERT_EQ(test, ret, t->exp_ret);
 	if (ret)
@@ -1002,7 +1003,9 @@ static void respond_reply_encodes(struct kunit *test)
 			continue;
 		to_frame(&t->req, SIW2_MPA_REQUEST, &req);
 		KUNIT_ASSERT_EQ(test, siw2_mpa_respond(&req, t->ulp_ird, t->ulp_ord, t->max_ird,
-						       t->local_caps, &rep, &conn), 0);
+						       t->local_caps,
+						       SIW2_RTR_WRITE | SIW2_RTR_READ,
+						       &rep, &conn), 0);
 		len = siw2_mpa_encode(&rep, buf, sizeof(buf));
 		KUNIT_EXPECT_EQ_MSG(test, len, HDR + (t->exp_s ? ENH : 0), "%s", t->desc);
 		if (len < 0)
