@@ -6,9 +6,11 @@
 #define _SIW2_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -16,6 +18,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "siw2_limits.h"
+#include "siw2_mpa.h"
+
+struct siw2_cep;
 
 #define SIW2_DRV_NAME "siw2"
 
@@ -27,6 +32,7 @@ enum siw2_obj {
 	SIW2_OBJ_MR,
 	SIW2_OBJ_SRQ,
 	SIW2_OBJ_QP,
+	SIW2_OBJ_CEP,
 	SIW2_OBJ_NUM
 };
 
@@ -48,6 +54,9 @@ enum siw2_obj {
  * @qpn_next: next QP number to try (cyclic, so numbers are not reused soon)
  * @mr_xa: STag index -> MR
  * @debugfs: per-device debugfs directory
+ * @cep_lock: protects @cep_list
+ * @cep_list: every connection endpoint of the device (siw2_cm.c)
+ * @cep_wait: woken when an endpoint is freed
  */
 struct siw2_device {
 	struct ib_device ibdev;
@@ -66,6 +75,9 @@ struct siw2_device {
 	u32 qpn_next;
 	struct xarray mr_xa;
 	struct dentry *debugfs;
+	spinlock_t cep_lock; /* cep_list */
+	struct list_head cep_list;
+	wait_queue_head_t cep_wait;
 };
 
 struct siw2_ucontext {
@@ -194,7 +206,11 @@ enum siw2_qp_state {
  * @state_lock: serialises state changes and attribute updates
  * @state: iWARP state (@state_lock)
  * @ib_state: IB view of @state, for query_qp (@state_lock)
- * @llp_sk: the connected TCP socket; RTS needs one (@state_lock)
+ * @ref: references: the QP's own, the IWCM's (iw_add_ref), the endpoint's
+ * @released: completed when @ref drops to zero; destroy waits for it
+ * @cep: the connection endpoint, from connect/accept until the
+ *	connection ends; RTS needs one in RDMA mode (@state_lock)
+ * @conn: what the MPA exchange settled (@state_lock)
  * @sq: send queue (siw2_sqe)
  * @rq: receive queue (siw2_rqe), unused with an SRQ
  * @srq: shared receive queue or NULL
@@ -207,10 +223,13 @@ enum siw2_qp_state {
 struct siw2_qp {
 	struct ib_qp base;
 	struct siw2_device *sdev;
-	struct mutex state_lock; /* state, attributes, llp_sk */
+	struct mutex state_lock; /* state, attributes, cep, conn */
 	enum siw2_qp_state state;
 	enum ib_qp_state ib_state;
-	struct socket *llp_sk;
+	refcount_t ref;
+	struct completion released;
+	struct siw2_cep *cep;
+	struct siw2_mpa_conn conn;
 	struct siw2_wq sq;
 	struct siw2_wq rq;
 	struct siw2_srq *srq;
@@ -347,5 +366,14 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
 const char *siw2_qp_state_name(enum siw2_qp_state state);
+void siw2_qp_get(struct siw2_qp *qp);
+void siw2_qp_put(struct siw2_qp *qp);
+struct ib_qp *siw2_iw_get_qp(struct ib_device *ibdev, int qpn);
+void siw2_iw_add_ref(struct ib_qp *ibqp);
+void siw2_iw_rem_ref(struct ib_qp *ibqp);
+int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep);
+int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
+		   const struct siw2_mpa_conn *conn);
+void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep);
 
 #endif /* _SIW2_H */

@@ -2,9 +2,9 @@
 /*
  * siw2: the connection endpoint state machine as one table.
  *
- * Every state in which the endpoint waits for the peer has a timeout edge
- * (no connection can hang) and reaches CLOSED on reset, protocol error or
- * abort. Only the MPA exchange leads to RDMA mode: a listener never does,
+ * Every state in which the endpoint waits for the peer (or, in REQ_RCVD,
+ * for the ULP) has a timeout edge (no connection can hang) and reaches
+ * CLOSED on reset, protocol error or abort. Only the MPA exchange leads to RDMA mode: a listener never does,
  * and nothing leaves CLOSED.
  */
 
@@ -20,14 +20,6 @@ struct siw2_cep_edge {
 
 #define EDGE(f, e, t) { SIW2_CEP_##f, SIW2_CEV_##e, SIW2_CEP_##t }
 
-/* The ways out of a state that waits on the peer. */
-#define WAIT_EXITS(s)					\
-	EDGE(s, PEER_CLOSE, CLOSED),			\
-	EDGE(s, RESET, CLOSED),				\
-	EDGE(s, PROTO, CLOSED),				\
-	EDGE(s, TIMEOUT, CLOSED),			\
-	EDGE(s, ABORT, CLOSED)
-
 static const struct siw2_cep_edge siw2_cep_edges[] = {
 	EDGE(IDLE, LISTEN, LISTEN),
 	EDGE(IDLE, CONNECT, CONNECTING),
@@ -39,23 +31,47 @@ static const struct siw2_cep_edge siw2_cep_edges[] = {
 
 	/* Active side (RFC 5044 7.1, RFC 6581 9) */
 	EDGE(CONNECTING, TCP_UP, AWAIT_REP),
-	WAIT_EXITS(CONNECTING),
+	EDGE(CONNECTING, PEER_CLOSE, CLOSED),
+	EDGE(CONNECTING, RESET, CLOSED),
+	EDGE(CONNECTING, PROTO, CLOSED),
+	EDGE(CONNECTING, TIMEOUT, CLOSED),
+	EDGE(CONNECTING, ABORT, CLOSED),
 	EDGE(AWAIT_REP, REP, RDMA),
 	EDGE(AWAIT_REP, REP_READ_RTR, AWAIT_RRESP),
 	EDGE(AWAIT_REP, REP_REJECT, CLOSED),
-	WAIT_EXITS(AWAIT_REP),
+	EDGE(AWAIT_REP, PEER_CLOSE, CLOSED),
+	EDGE(AWAIT_REP, RESET, CLOSED),
+	EDGE(AWAIT_REP, PROTO, CLOSED),
+	EDGE(AWAIT_REP, TIMEOUT, CLOSED),
+	EDGE(AWAIT_REP, ABORT, CLOSED),
 	EDGE(AWAIT_RRESP, RRESP, RDMA),
-	WAIT_EXITS(AWAIT_RRESP),
+	EDGE(AWAIT_RRESP, PEER_CLOSE, CLOSED),
+	EDGE(AWAIT_RRESP, RESET, CLOSED),
+	EDGE(AWAIT_RRESP, PROTO, CLOSED),
+	EDGE(AWAIT_RRESP, TIMEOUT, CLOSED),
+	EDGE(AWAIT_RRESP, ABORT, CLOSED),
 
 	/* Passive side */
 	EDGE(AWAIT_REQ, REQ, REQ_RCVD),
-	WAIT_EXITS(AWAIT_REQ),
+	EDGE(AWAIT_REQ, PEER_CLOSE, CLOSED),
+	EDGE(AWAIT_REQ, RESET, CLOSED),
+	EDGE(AWAIT_REQ, PROTO, CLOSED),
+	EDGE(AWAIT_REQ, TIMEOUT, CLOSED),
+	EDGE(AWAIT_REQ, ABORT, CLOSED),
 	EDGE(REQ_RCVD, ULP_ACCEPT, RDMA),
 	EDGE(REQ_RCVD, ULP_ACCEPT_P2P, AWAIT_RTR),
 	EDGE(REQ_RCVD, ULP_REJECT, CLOSED),
-	WAIT_EXITS(REQ_RCVD),
+	EDGE(REQ_RCVD, PEER_CLOSE, CLOSED),
+	EDGE(REQ_RCVD, RESET, CLOSED),
+	EDGE(REQ_RCVD, PROTO, CLOSED),
+	EDGE(REQ_RCVD, TIMEOUT, CLOSED),
+	EDGE(REQ_RCVD, ABORT, CLOSED),
 	EDGE(AWAIT_RTR, RTR, RDMA),
-	WAIT_EXITS(AWAIT_RTR),
+	EDGE(AWAIT_RTR, PEER_CLOSE, CLOSED),
+	EDGE(AWAIT_RTR, RESET, CLOSED),
+	EDGE(AWAIT_RTR, PROTO, CLOSED),
+	EDGE(AWAIT_RTR, TIMEOUT, CLOSED),
+	EDGE(AWAIT_RTR, ABORT, CLOSED),
 
 	/* Teardown (RFC 5040 6.2: graceful via the LLP, else abortive) */
 	EDGE(RDMA, ULP_CLOSE, CLOSING),
@@ -65,7 +81,11 @@ static const struct siw2_cep_edge siw2_cep_edges[] = {
 	EDGE(RDMA, ABORT, CLOSED),
 	EDGE(CLOSING, DONE, CLOSED),
 	EDGE(CLOSING, ULP_CLOSE, CLOSING),
-	WAIT_EXITS(CLOSING),
+	EDGE(CLOSING, PEER_CLOSE, CLOSED),
+	EDGE(CLOSING, RESET, CLOSED),
+	EDGE(CLOSING, PROTO, CLOSED),
+	EDGE(CLOSING, TIMEOUT, CLOSED),
+	EDGE(CLOSING, ABORT, CLOSED),
 };
 
 /**

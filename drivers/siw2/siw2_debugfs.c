@@ -4,12 +4,14 @@
  * and shown in debugfs:
  *   /sys/kernel/debug/siw2/objects          module-wide totals
  *   /sys/kernel/debug/siw2/<ibdev>/objects  one device
+ *   /sys/kernel/debug/siw2/<ibdev>/connections  its connection endpoints
  */
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
 #include "siw2.h"
+#include "siw2_cm.h"
 
 static const char * const siw2_obj_names[SIW2_OBJ_NUM] = {
 	[SIW2_OBJ_UCTX] = "ucontexts",
@@ -18,6 +20,7 @@ static const char * const siw2_obj_names[SIW2_OBJ_NUM] = {
 	[SIW2_OBJ_MR] = "mrs",
 	[SIW2_OBJ_SRQ] = "srqs",
 	[SIW2_OBJ_QP] = "qps",
+	[SIW2_OBJ_CEP] = "ceps",
 };
 
 static atomic_t siw2_total[SIW2_OBJ_NUM];
@@ -85,6 +88,13 @@ static int siw2_dev_objects_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(siw2_dev_objects);
 
+static int siw2_dev_conns_show(struct seq_file *m, void *unused)
+{
+	siw2_cm_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(siw2_dev_conns);
+
 /**
  * siw2_debugfs_init - create /sys/kernel/debug/siw2
  */
@@ -114,6 +124,8 @@ void siw2_debugfs_add_dev(struct siw2_device *sdev)
 					   siw2_debugfs_root);
 	debugfs_create_file("objects", 0444, sdev->debugfs, sdev,
 			    &siw2_dev_objects_fops);
+	debugfs_create_file("connections", 0444, sdev->debugfs, sdev,
+			    &siw2_dev_conns_fops);
 }
 
 /**

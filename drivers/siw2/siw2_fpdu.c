@@ -176,3 +176,80 @@ int siw2_fpdu_terminate(void *buf, size_t size, u8 rv, u32 msn, u8 layer,
 	put_unaligned_be32(siw2_term_ctrl(layer, etype, code), term);
 	return siw2_fpdu_seal(buf, size, sizeof(*h) + sizeof(*term), crc);
 }
+
+/**
+ * siw2_fpdu_read_resp0 - the zero-length RDMA Read Response to a Read RTR
+ * @buf: output
+ * @size: room in @buf
+ * @stag: the Request's Data Sink STag
+ * @to: the Request's Data Sink Tagged Offset
+ * @crc: the connection uses CRC
+ *
+ * Return: the FPDU length or a siw2_fpdu_seal() error.
+ */
+int siw2_fpdu_read_resp0(void *buf, size_t size, u32 stag, u64 to, bool crc)
+{
+	struct siw2_ddp_tagged *h = buf + SIW2_MPA_HDR_LEN;
+
+	if (size < SIW2_MPA_HDR_LEN + sizeof(*h))
+		return -ENOSPC;
+	h->ctrl = cpu_to_be16(siw2_ddp_ctrl(true, true, 1, SIW2_OP_READ_RESP));
+	h->stag = cpu_to_be32(stag);
+	h->to = cpu_to_be64(to);
+	return siw2_fpdu_seal(buf, size, sizeof(*h), crc);
+}
+
+/**
+ * siw2_fpdu_classify_rtr - recognise the FPDUs of the RFC 6581 RTR exchange
+ * @buf: one complete FPDU whose CRC siw2_fpdu_check() accepted
+ * @len: its length
+ * @stag: set to the Sink STag (Read RTR) or the STag (Read Response)
+ * @to: set to the Sink Tagged Offset (Read RTR)
+ *
+ * Only the exact zero-length forms count: a Write or Read Response with
+ * a payload, a Read Request for data, or any other message is not an RTR
+ * (MPA2-P2P-15). RV 1 is expected: the RTR precedes any use of RDMAP v2.
+ *
+ * Return: SIW2_FPDU_WRITE_RTR, SIW2_FPDU_READ_RTR, SIW2_FPDU_READ_RESP0,
+ * or SIW2_FPDU_OTHER.
+ */
+enum siw2_fpdu_kind siw2_fpdu_classify_rtr(const void *buf, size_t len,
+					   u32 *stag, u64 *to)
+{
+	const u8 *p = buf;
+	size_t ulpdu_len;
+	u16 ctrl;
+
+	if (len < SIW2_MPA_HDR_LEN + sizeof(ctrl))
+		return SIW2_FPDU_OTHER;
+	ulpdu_len = get_unaligned_be16(p);
+	ctrl = get_unaligned_be16(p + SIW2_MPA_HDR_LEN);
+
+	if (ulpdu_len == sizeof(struct siw2_ddp_tagged) &&
+	    len >= SIW2_MPA_HDR_LEN + ulpdu_len) {
+		const struct siw2_ddp_tagged *h = (const void *)(p + 2);
+
+		*stag = be32_to_cpu(h->stag);
+		*to = be64_to_cpu(h->to);
+		if (ctrl == siw2_ddp_ctrl(true, true, 1, SIW2_OP_WRITE))
+			return SIW2_FPDU_WRITE_RTR;
+		if (ctrl == siw2_ddp_ctrl(true, true, 1, SIW2_OP_READ_RESP))
+			return SIW2_FPDU_READ_RESP0;
+		return SIW2_FPDU_OTHER;
+	}
+	if (ulpdu_len == sizeof(struct siw2_ddp_untagged) +
+			 sizeof(struct siw2_rdmap_read_req) &&
+	    len >= SIW2_MPA_HDR_LEN + ulpdu_len) {
+		const struct siw2_ddp_untagged *h = (const void *)(p + 2);
+		const struct siw2_rdmap_read_req *rr = (const void *)(h + 1);
+
+		if (ctrl != siw2_ddp_ctrl(false, true, 1, SIW2_OP_READ_REQ) ||
+		    be32_to_cpu(h->qn) != SIW2_QN_READ_REQ ||
+		    be32_to_cpu(h->msn) != 1 || h->mo || rr->read_size)
+			return SIW2_FPDU_OTHER;
+		*stag = be32_to_cpu(rr->sink_stag);
+		*to = be64_to_cpu(rr->sink_to);
+		return SIW2_FPDU_READ_RTR;
+	}
+	return SIW2_FPDU_OTHER;
+}

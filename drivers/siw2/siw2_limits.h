@@ -26,6 +26,11 @@
 #define SIW2_MAX_PD		(16 * 1024)
 #define SIW2_MAX_MR		(64 * 1024)
 #define SIW2_MAX_SRQ		(4 * 1024)
+/*
+ * Connection endpoints: listeners and TCP connections, including those
+ * still in the MPA exchange, which a flood of peers could otherwise grow.
+ */
+#define SIW2_MAX_CEP		(2 * SIW2_MAX_QP)
 
 /*
  * STags are 32 bits (RFC 5040 4.1, STag field): 24-bit index, 8-bit key

@@ -18,6 +18,7 @@
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2.h"
+#include "siw2_cm.h"
 
 #define CREATE_TRACE_POINTS
 #include "siw2_trace.h"
@@ -67,6 +68,14 @@ static const struct ib_device_ops siw2_device_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
 	.alloc_mr = siw2_alloc_mr,
+	.iw_accept = siw2_iw_accept,
+	.iw_add_ref = siw2_iw_add_ref,
+	.iw_connect = siw2_iw_connect,
+	.iw_create_listen = siw2_iw_create_listen,
+	.iw_destroy_listen = siw2_iw_destroy_listen,
+	.iw_get_qp = siw2_iw_get_qp,
+	.iw_reject = siw2_iw_reject,
+	.iw_rem_ref = siw2_iw_rem_ref,
 	.alloc_pd = siw2_alloc_pd,
 	.alloc_ucontext = siw2_alloc_ucontext,
 	.create_cq = siw2_create_cq,
@@ -142,6 +151,7 @@ static void siw2_dealloc_driver(struct ib_device *ibdev)
 	int i;
 
 	trace_siw2_dev_del(sdev->dev_id, sdev->netdev->name);
+	siw2_cm_dev_drain(sdev);
 	siw2_debugfs_del_dev(sdev);
 	for (i = 0; i < SIW2_OBJ_NUM; i++)
 		WARN_ON_ONCE(atomic_read(&sdev->count[i]));
@@ -219,6 +229,8 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		sdev->limit[kinds[i]] = clamp(limits[i], 1U, caps[i]);
 	sdev->limit[SIW2_OBJ_UCTX] = U32_MAX;
+	sdev->limit[SIW2_OBJ_CEP] = SIW2_MAX_CEP;
+	siw2_cm_dev_init(sdev);
 	siw2_gid_from_netdev(sdev);
 	sdev->port_state = siw2_netdev_port_state(ndev);
 
@@ -397,6 +409,9 @@ static int __init siw2_init(void)
 	siw2_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
 	if (!siw2_wq)
 		return -ENOMEM;
+	rv = siw2_cm_init();
+	if (rv)
+		goto err_wq;
 	siw2_debugfs_init();
 
 	rv = register_netdevice_notifier(&siw2_netdev_nb);
@@ -406,6 +421,8 @@ static int __init siw2_init(void)
 	return 0;
 err:
 	siw2_debugfs_exit();
+	siw2_cm_exit();
+err_wq:
 	destroy_workqueue(siw2_wq);
 	return rv;
 }
@@ -418,6 +435,7 @@ static void __exit siw2_exit(void)
 	siw2_unregister_all();
 	/* Fence queued unregistrations before the module text goes away. */
 	destroy_workqueue(siw2_wq);
+	siw2_cm_exit();
 	siw2_debugfs_exit();
 	ida_destroy(&siw2_dev_ida);
 }

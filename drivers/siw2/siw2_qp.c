@@ -5,8 +5,8 @@
  *
  * States follow the RFC 5040 verbs model (Idle, RTS, Closing, Terminate,
  * Error). The consumer asks for IB states; each iWARP state has one
- * function deciding which requests it accepts. RTS is only reachable with
- * a connected LLP socket, which the connection manager attaches.
+ * function deciding which requests it accepts. Only the connection manager
+ * moves a QP to RTS, once its connection is in RDMA mode (siw2_qp_llp_up()).
  */
 
 #include <linux/slab.h>
@@ -15,6 +15,7 @@
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2.h"
+#include "siw2_cm.h"
 #include "siw2_trace.h"
 
 static const char * const siw2_qp_state_names[SIW2_QP_NUM_STATES] = {
@@ -161,10 +162,8 @@ static int siw2_qp_from_idle(struct siw2_qp *qp, enum ib_qp_state new)
 	case IB_QPS_RTS:
 		if (cur == IB_QPS_RESET)
 			return -EINVAL;
-		if (!qp->llp_sk)
-			return -ENOTCONN;
-		siw2_qp_set_state(qp, new);
-		return 0;
+		/* RTS comes with the connection, never from the consumer. */
+		return -ENOTCONN;
 	case IB_QPS_ERR:
 		return siw2_qp_enter_error(qp);
 	default:
@@ -296,6 +295,8 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		goto err_wq;
 
 	qp->sdev = sdev;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
 	mutex_init(&qp->state_lock);
 	qp->state = SIW2_QP_IDLE;
 	qp->ib_state = IB_QPS_RESET;
@@ -375,6 +376,8 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	enum siw2_qp_state before;
+	struct siw2_cep *cep = NULL;
 	int rv;
 
 	rv = siw2_udata_no_input(udata);
@@ -385,6 +388,7 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	rv = siw2_qp_check_attr(qp, attr, mask);
 	if (rv)
 		goto out;
+	before = qp->state;
 	if (mask & IB_QP_STATE) {
 		rv = siw2_qp_state_fns[qp->state](qp, attr->qp_state);
 		if (rv)
@@ -396,8 +400,18 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird = attr->max_dest_rd_atomic;
+	/* Error ends the connection abortively, SQD gracefully (RFC 5040 6.2). */
+	if (qp->cep && qp->state != before &&
+	    (qp->state == SIW2_QP_ERROR || qp->state == SIW2_QP_CLOSING)) {
+		cep = qp->cep;
+		siw2_cep_get(cep);
+	}
 out:
 	mutex_unlock(&qp->state_lock);
+	if (cep) {
+		siw2_cm_qp_close(cep, qp->state == SIW2_QP_ERROR);
+		siw2_cep_put(cep);
+	}
 	return rv;
 }
 
@@ -445,14 +459,33 @@ int siw2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * @ibqp: QP
  * @udata: user data
  *
+ * A connection still attached is aborted first. Returns once nobody else
+ * holds the QP.
+ *
  * Return: 0
  */
 int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	struct siw2_device *sdev = qp->sdev;
+	struct siw2_cep *cep;
 
+	mutex_lock(&qp->state_lock);
+	cep = qp->cep;
+	qp->cep = NULL;
+	mutex_unlock(&qp->state_lock);
+	if (cep) {
+		siw2_cm_qp_close(cep, true);
+		siw2_cep_put(cep);
+	}
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	/*
+	 * The IWCM and the endpoint may still hold the QP: they let go once
+	 * the connection has closed, which the abort above makes prompt.
+	 */
+	siw2_qp_put(qp);
+	wait_for_completion(&qp->released);
+
 	siw2_cq_purge_qp(qp->scq, ibqp);
 	if (qp->rcq != qp->scq)
 		siw2_cq_purge_qp(qp->rcq, ibqp);
@@ -589,4 +622,129 @@ int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (rv)
 		*bad_wr = wr;
 	return rv;
+}
+
+/**
+ * siw2_qp_get - take a reference on a QP
+ * @qp: QP the caller holds a reference on
+ */
+void siw2_qp_get(struct siw2_qp *qp)
+{
+	refcount_inc(&qp->ref);
+}
+
+/**
+ * siw2_qp_put - drop a QP reference; the last one lets destroy finish
+ * @qp: QP
+ */
+void siw2_qp_put(struct siw2_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/**
+ * siw2_iw_get_qp - find a QP by number for the IWCM
+ * @ibdev: device
+ * @qpn: QP number
+ *
+ * Called under the IWCM's spinlock: no sleeping.
+ *
+ * Return: the QP, or NULL.
+ */
+struct ib_qp *siw2_iw_get_qp(struct ib_device *ibdev, int qpn)
+{
+	struct siw2_qp *qp = xa_load(&to_siw2_dev(ibdev)->qp_xa, qpn);
+
+	return qp ? &qp->base : NULL;
+}
+
+/**
+ * siw2_iw_add_ref - the IWCM's reference on a QP
+ * @ibqp: QP
+ */
+void siw2_iw_add_ref(struct ib_qp *ibqp)
+{
+	siw2_qp_get(to_siw2_qp(ibqp));
+}
+
+/**
+ * siw2_iw_rem_ref - drop the IWCM's reference
+ * @ibqp: QP
+ */
+void siw2_iw_rem_ref(struct ib_qp *ibqp)
+{
+	siw2_qp_put(to_siw2_qp(ibqp));
+}
+
+/**
+ * siw2_qp_attach_cep - bind a QP to the connection being set up for it
+ * @qp: QP, in Idle
+ * @cep: the endpoint; the QP takes a reference
+ *
+ * Return: 0, or -EINVAL if the QP is not Idle or has a connection already.
+ */
+int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep)
+{
+	int rv = 0;
+
+	mutex_lock(&qp->state_lock);
+	if (qp->cep || qp->state != SIW2_QP_IDLE) {
+		rv = -EINVAL;
+	} else {
+		siw2_cep_get(cep);
+		qp->cep = cep;
+	}
+	mutex_unlock(&qp->state_lock);
+	return rv;
+}
+
+/**
+ * siw2_qp_llp_up - the connection is in RDMA mode: the QP enters RTS
+ * @qp: QP
+ * @cep: its endpoint
+ * @conn: what the MPA exchange settled; IRD/ORD replace the QP's
+ *
+ * Return: 0, or -ECONNABORTED if the QP left Idle or was detached (its
+ * consumer moved it to Error or destroyed it meanwhile).
+ */
+int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
+		   const struct siw2_mpa_conn *conn)
+{
+	int rv = 0;
+
+	mutex_lock(&qp->state_lock);
+	if (qp->cep != cep || qp->state != SIW2_QP_IDLE) {
+		rv = -ECONNABORTED;
+	} else {
+		qp->conn = *conn;
+		qp->ird = conn->ird;
+		qp->ord = conn->ord;
+		siw2_qp_set_state(qp, IB_QPS_RTS);
+	}
+	mutex_unlock(&qp->state_lock);
+	return rv;
+}
+
+/**
+ * siw2_qp_llp_down - the connection has ended: the QP enters Error
+ * @qp: QP
+ * @cep: the endpoint that ended; detached if still attached
+ *
+ * Outstanding work completes with IB_WC_WR_FLUSH_ERR (RFC 5040 6.2).
+ */
+void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep)
+{
+	bool put = false;
+
+	mutex_lock(&qp->state_lock);
+	if (qp->cep == cep) {
+		qp->cep = NULL;
+		put = true;
+	}
+	if (qp->state != SIW2_QP_ERROR)
+		siw2_qp_enter_error(qp);
+	mutex_unlock(&qp->state_lock);
+	if (put)
+		siw2_cep_put(cep);
 }

@@ -53,6 +53,89 @@ TRACE_EVENT(siw2_qp_state,
 	    TP_printk("qp=%u %s -> %s", __entry->qpn, __get_str(from),
 		      __get_str(to)));
 
+TRACE_EVENT(siw2_cep_state,
+	    TP_PROTO(u32 id, const char *from, const char *ev, const char *to),
+	    TP_ARGS(id, from, ev, to),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __string(from, from)
+			     __string(ev, ev)
+			     __string(to, to)),
+	    TP_fast_assign(__entry->id = id;
+			   __assign_str(from);
+			   __assign_str(ev);
+			   __assign_str(to);),
+	    TP_printk("cep=%u %s -%s-> %s", __entry->id, __get_str(from),
+		      __get_str(ev), __get_str(to)));
+
+TRACE_EVENT(siw2_cep_upcall,
+	    TP_PROTO(u32 id, int event, int status),
+	    TP_ARGS(id, event, status),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(int, event)
+			     __field(int, status)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->event = event;
+			   __entry->status = status;),
+	    TP_printk("cep=%u iw_cm event %d status %d", __entry->id,
+		      __entry->event, __entry->status));
+
+TRACE_EVENT(siw2_cep_term,
+	    TP_PROTO(u32 id, u8 layer, u8 etype, u8 code),
+	    TP_ARGS(id, layer, etype, code),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(u8, layer)
+			     __field(u8, etype)
+			     __field(u8, code)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->layer = layer;
+			   __entry->etype = etype;
+			   __entry->code = code;),
+	    TP_printk("cep=%u terminate layer %u etype %u code 0x%x",
+		      __entry->id, __entry->layer, __entry->etype,
+		      __entry->code));
+
+DECLARE_EVENT_CLASS(siw2_cep_why_class,
+		    TP_PROTO(u32 id, const char *why),
+		    TP_ARGS(id, why),
+		    TP_STRUCT__entry(__field(u32, id)
+				     __string(why, why)),
+		    TP_fast_assign(__entry->id = id;
+				   __assign_str(why);),
+		    TP_printk("cep=%u %s", __entry->id, __get_str(why)));
+
+DEFINE_EVENT(siw2_cep_why_class, siw2_cep_bad_mpa,
+	     TP_PROTO(u32 id, const char *why),
+	     TP_ARGS(id, why));
+
+DEFINE_EVENT(siw2_cep_why_class, siw2_cep_refuse,
+	     TP_PROTO(u32 id, const char *why),
+	     TP_ARGS(id, why));
+
+TRACE_EVENT(siw2_cep_conn,
+	    TP_PROTO(u32 id, u8 rev, bool crc, bool p2p, u8 rtr, u16 ird,
+		     u16 ord, u8 caps),
+	    TP_ARGS(id, rev, crc, p2p, rtr, ird, ord, caps),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(u8, rev)
+			     __field(bool, crc)
+			     __field(bool, p2p)
+			     __field(u8, rtr)
+			     __field(u16, ird)
+			     __field(u16, ord)
+			     __field(u8, caps)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->rev = rev;
+			   __entry->crc = crc;
+			   __entry->p2p = p2p;
+			   __entry->rtr = rtr;
+			   __entry->ird = ird;
+			   __entry->ord = ord;
+			   __entry->caps = caps;),
+	    TP_printk("cep=%u rdma mode: rev %u crc %d p2p %d rtr 0x%x ird %u ord %u caps 0x%x",
+		      __entry->id, __entry->rev, __entry->crc, __entry->p2p,
+		      __entry->rtr, __entry->ird, __entry->ord,
+		      __entry->caps));
+
 #endif /* _SIW2_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

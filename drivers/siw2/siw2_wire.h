@@ -165,6 +165,13 @@ static inline u32 siw2_term_ctrl(u8 layer, u8 etype, u8 code)
 	       (u32)code << 16;
 }
 
+/* ---- Terminate layers and the RDMAP codes used so far (DIGEST 3.4) ---- */
+
+#define SIW2_TERM_LAYER_RDMAP		0
+#define SIW2_TERM_LAYER_DDP		1
+#define SIW2_TERM_ETYPE_REMOTE_OP	2
+#define SIW2_TERM_RDMAP_BAD_OPCODE	0x06
+
 /* ---- Terminate codes for MPA errors: Layer 2, EType 0 (AMB-5) ---- */
 
 #define SIW2_TERM_LAYER_LLP		2

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# tests/kunit/run.sh [extra kunit.py run options, e.g. --filter_glob=siw2_mpa_decode]
+# tests/kunit/run.sh [extra kunit.py run arguments, e.g. 'siw2_cm_fsm*']
+#     (kunit.py of 6.12 takes the suite/test glob as a positional argument,
+#     not as --filter_glob)
 #
 # Builds a User-Mode-Linux KUnit kernel from Debian's linux-source-6.12
 # tarball with siw2's suites compiled in, runs it, and prints one line per
@@ -35,7 +37,7 @@ BUILD=$CACHE/build-um
 LOG=$TOP/build/kunit.log
 JOBS=${SIW2_KUNIT_JOBS:-2}
 # Driver files compiled into the test build, besides every drivers/siw2/*.h.
-DRIVER_SRCS=(siw2_mpa.c siw2_fpdu.c)
+DRIVER_SRCS=(siw2_mpa.c siw2_fpdu.c siw2_cm_fsm.c)
 
 mkdir -p "$TOP/build" "$CACHE"
 : >"$LOG"

@@ -877,11 +877,16 @@ struct respond_case {
 	u8 exp_rtr;
 	u16 exp_ird, exp_ord;
 	u8 exp_rep_caps, exp_conn_caps;
+	/* rtr_forms argument: SIW2_RTR_WRITE | SIW2_RTR_READ unless forms_set */
+	bool forms_set;
+	u8 rtr_forms;
 };
 
 /* Rev 2, S=1, A=0 unless the row says otherwise. */
 #define E2(...) { .rev = 2, .s = true, __VA_ARGS__ }
 #define P2(...) { .rev = 2, .s = true, .a = true, __VA_ARGS__ }
+/* The RTR forms the Responder accepts, when not the default C and D. */
+#define FORMS(f) .forms_set = true, .rtr_forms = (f)
 
 static const struct respond_case respond_cases[] = {
 	/* IRD/ORD, MPA2-IRD-2..4, AMB-27/DEC-2 */
@@ -935,6 +940,41 @@ static const struct respond_case respond_cases[] = {
 	  0, 0, 1, 1, W, 0, 4 },
 	{ "a0_rtr_bits_ignored_mpa2_p2p_4", E2(.ird = 4, .ord = 4, .rtr = W | R), 4, 4, 16,
 	  0, 0, 1, 0, 0, 4, 4 },
+	/* RTR forms this side accepts (rtr_forms): MPA2-P2P-9/11, DEC-3, AMB-7 */
+	{ "forms_D_offer_CD_picks_D_ird_1_mpa2_ird_3", P2(.ird = 4, .ord = 0, .rtr = W | R),
+	  0, 4, 16, 0, 0, 1, 1, R, 1, 4, FORMS(R) },
+	{ "forms_D_offer_CD_picks_D_ird_stays", P2(.ird = 4, .ord = 4, .rtr = W | R),
+	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R) },
+	{ "forms_D_offer_C_names_D_mpa2_p2p_9", P2(.ird = 4, .ord = 4, .rtr = W),
+	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R) },
+	{ "forms_C_offer_D_names_C_mpa2_p2p_9", P2(.ird = 4, .ord = 4, .rtr = R),
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W) },
+	{ "forms_C_offer_D_ord_0_ird_stays_0", P2(.ird = 4, .ord = 0, .rtr = R),
+	  0, 4, 16, 0, 0, 1, 1, W, 0, 4, FORMS(W) },
+	{ "forms_C_offer_CD_picks_C", P2(.ird = 4, .ord = 4, .rtr = W | R),
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W) },
+	{ "forms_0_offer_CD_like_C", P2(.ird = 4, .ord = 4, .rtr = W | R),
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(0) },
+	{ "forms_0_offer_D_like_C", P2(.ird = 4, .ord = 0, .rtr = R),
+	  0, 4, 16, 0, 0, 1, 1, W, 0, 4, FORMS(0) },
+	{ "forms_B_only_like_0_dec_3", P2(.ird = 4, .ord = 4, .rtr = B | R),
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(B) },
+	{ "forms_BCD_offer_B_picks_C_amb_7", P2(.ird = 4, .ord = 4, .rtr = B),
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(B | W | R) },
+	{ "forms_C_offer_B_picks_C_amb_7", P2(.ird = 4, .ord = 4, .rtr = B),
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W) },
+	{ "forms_D_offer_B_names_D_never_B", P2(.ird = 4, .ord = 4, .rtr = B),
+	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R) },
+	/* not peer-to-peer: no RTR, no Read-RTR IRD slot, whatever the forms */
+	{ "a0_forms_D_no_rtr_ird_stays_0_mpa2_p2p_4", E2(.ird = 4, .ord = 0, .rtr = W | R),
+	  0, 4, 16, 0, 0, 1, 0, 0, 0, 4, FORMS(R) },
+	{ "a0_forms_C_no_rtr", E2(.ird = 4, .ord = 4, .rtr = R), 4, 4, 16, 0, 0, 1, 0, 0, 4, 4,
+	  FORMS(W) },
+	{ "a0_forms_0_no_rtr", E2(.ird = 4, .ord = 4), 4, 4, 16, 0, 0, 1, 0, 0, 4, 4, FORMS(0) },
+	{ "rev1_forms_D_no_rtr_mpa2_iop_4", { .rev = 1 }, 0, 5, 16, 0, 0, 0, 0, 0, 0, 5,
+	  FORMS(R) },
+	{ "rev2_unenhanced_a_forms_D_no_rtr", { .rev = 2, .a = true, .rtr = W | R }, 0, 5, 16,
+	  0, 0, 0, 0, 0, 0, 5, FORMS(R) },
 	/* caps (DEC-4) */
 	{ "caps_rev2_intersection", E2(.caps = 0x06), 0, 0, 16, 0x04, 0, 1, 0, 0, 0, 0,
 	  0x04, 0x04 },
@@ -947,6 +987,11 @@ static const struct respond_case respond_cases[] = {
 static void respond_desc(const struct respond_case *t, char *desc)
 {
 	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+static u8 respond_forms(const struct respond_case *t)
+{
+	return t->forms_set ? t->rtr_forms : W | R;
 }
 
 KUNIT_ARRAY_PARAM(respond, respond_cases, respond_desc);
@@ -962,8 +1007,7 @@ static void respond_table(struct kunit *test)
 	memset(&rep, 0x5a, sizeof(rep));
 	memset(&conn, 0x5a, sizeof(conn));
 	ret = siw2_mpa_respond(&req, t->ulp_ird, t->ulp_ord, t->max_ird, t->local_caps,
-			       SIW2_RTR_WRITE | SIW2_RTR_READ,
-			       &rep, &conn);
+			       respond_forms(t), &rep, &conn);
 	KUNIT_ASSERT_EQ(test, ret, t->exp_ret);
 	if (ret)
 		return;
@@ -1003,8 +1047,7 @@ static void respond_reply_encodes(struct kunit *test)
 			continue;
 		to_frame(&t->req, SIW2_MPA_REQUEST, &req);
 		KUNIT_ASSERT_EQ(test, siw2_mpa_respond(&req, t->ulp_ird, t->ulp_ord, t->max_ird,
-						       t->local_caps,
-						       SIW2_RTR_WRITE | SIW2_RTR_READ,
+						       t->local_caps, respond_forms(t),
 						       &rep, &conn), 0);
 		len = siw2_mpa_encode(&rep, buf, sizeof(buf));
 		KUNIT_EXPECT_EQ_MSG(test, len, HDR + (t->exp_s ? ENH : 0), "%s", t->desc);
