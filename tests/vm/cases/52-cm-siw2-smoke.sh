@@ -3,8 +3,9 @@
 #
 # siw2 <-> siw2 connection setup through rdma_cm, before the data path:
 # ucmatose with no messages (connect, disconnect) and cmtime (50
-# connections, every step timed), both ways of tearing down, then the
-# endpoint and QP counts must be back to zero and the module must unload.
+# connections, every step timed), then the same with Linux siw as the
+# server and as the client; the endpoint and QP counts must be back to
+# zero and both modules must unload.
 # timeout: 300
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
@@ -36,36 +37,55 @@ srv_stop() {
 trap srv_stop EXIT
 show() { cat "$R/$1" "$R/$1.err" | cut -c1-120 | sed "s/^/  $1: /"; }
 
-log "ucmatose, 2 connections, no messages"
-srv_start ucmatose-s ucmatose -b "$SRV" -p 7471 -c 2 -C 0
-wait_cm_listen 7471 || { show ucmatose-s; fail "ucmatose server not listening"; }
-ip netns exec pb timeout 60 ucmatose -s "$SRV" -p 7471 -c 2 -C 0 >"$R/ucmatose-c" 2>"$R/ucmatose-c.err"
-rc=$?
-wait_until 30 eval '! srv_alive' || { show ucmatose-s; show ucmatose-c; cat /sys/kernel/debug/siw2/*/connections; fail "ucmatose server did not exit"; }
-wait "$srv_pid"
-src=$?
-srv_pid=
-show ucmatose-c
-show ucmatose-s
-(( rc == 0 && src == 0 )) || fail "ucmatose: client rc $rc, server rc $src"
-grep -q '^return status 0$' "$R/ucmatose-c" || fail "ucmatose client did not report status 0"
-grep -q '^return status 0$' "$R/ucmatose-s" || fail "ucmatose server did not report status 0"
+# pair NAME: ucmatose (2 connections, no messages) and cmtime (N
+# connections) with the server in pa, the client in pb.
+pair() {
+	local name=$1 n=$2 rc src
+	log "$name: ucmatose, 2 connections, no messages"
+	srv_start ucmatose-s-$name ucmatose -b "$SRV" -p 7471 -c 2 -C 0
+	wait_cm_listen 7471 || { show ucmatose-s-$name; fail "$name: ucmatose server not listening"; }
+	ip netns exec pb timeout 60 ucmatose -s "$SRV" -p 7471 -c 2 -C 0 >"$R/ucmatose-c-$name" 2>"$R/ucmatose-c-$name.err"
+	rc=$?
+	wait_until 30 eval '! srv_alive' || { show ucmatose-s-$name; show ucmatose-c-$name; cat /sys/kernel/debug/siw2/*/connections; fail "$name: ucmatose server did not exit"; }
+	wait "$srv_pid"
+	src=$?
+	srv_pid=
+	(( rc == 0 && src == 0 )) || { show ucmatose-c-$name; show ucmatose-s-$name; fail "$name: ucmatose: client rc $rc, server rc $src"; }
+	grep -q '^return status 0$' "$R/ucmatose-c-$name" || fail "$name: ucmatose client did not report status 0"
+	grep -q '^return status 0$' "$R/ucmatose-s-$name" || fail "$name: ucmatose server did not report status 0"
 
-log "cmtime, 50 connections"
-srv_start cmtime-s cmtime -b "$SRV" -p 7472
-wait_cm_listen 7472 || { show cmtime-s; fail "cmtime server not listening"; }
-ip netns exec pb timeout 120 cmtime -s "$SRV" -p 7472 -c 50 >"$R/cmtime-c" 2>"$R/cmtime-c.err"
-rc=$?
-show cmtime-c
-srv_stop
-(( rc == 0 )) || { show cmtime-s; fail "cmtime client rc $rc"; }
-grep -q 'connect' "$R/cmtime-c" || fail "cmtime printed no connect step"
+	log "$name: cmtime, $n connections"
+	srv_start cmtime-s-$name cmtime -b "$SRV" -p 7472
+	wait_cm_listen 7472 || { show cmtime-s-$name; fail "$name: cmtime server not listening"; }
+	ip netns exec pb timeout 120 cmtime -s "$SRV" -p 7472 -c "$n" >"$R/cmtime-c-$name" 2>"$R/cmtime-c-$name.err"
+	rc=$?
+	grep -E '^(connect|disconnect) ' "$R/cmtime-c-$name" | sed "s/^/  $name: /"
+	srv_stop
+	(( rc == 0 )) || { show cmtime-c-$name; show cmtime-s-$name; fail "$name: cmtime client rc $rc"; }
+	grep -q '^connect ' "$R/cmtime-c-$name" || fail "$name: cmtime printed no connect step"
+}
 
+pair siw2-siw2 50
 cat /sys/kernel/debug/siw2/*/connections
 wait_until 20 eval '[[ $(siw2_count ceps s2a) == 0 && $(siw2_count ceps s2b) == 0 ]]' ||
 	{ cat /sys/kernel/debug/siw2/*/connections; fail "connection endpoints left"; }
+
+# Linux siw as the server, then as the client.
+siw_peer_load
 siw2_link_del s2a || fail "link delete s2a"
+siw_link_add pa siw_a pa-v || fail "rdma link add siw_a"
+wait_port_active siw_a || fail "siw_a port not ACTIVE"
+pair siw-server 20
+siw_link_del siw_a || fail "link delete siw_a"
 siw2_link_del s2b || fail "link delete s2b"
+siw_link_add pb siw_b pb-v || fail "rdma link add siw_b"
+siw2_link_add pa s2a pa-v || fail "rdma link add s2a again"
+wait_port_active s2a || fail "s2a port not ACTIVE"
+wait_port_active siw_b || fail "siw_b port not ACTIVE"
+pair siw-client 20
+siw_link_del siw_b || fail "link delete siw_b"
+siw2_link_del s2a || fail "link delete s2a"
 siw2_assert_zero_counts
 siw2_unload
+siw_peer_unload
 log "ok"
