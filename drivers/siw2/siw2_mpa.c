@@ -108,6 +108,8 @@ enum siw2_mpa_err siw2_mpa_decode(const void *buf, size_t len,
 	if (h->rev == SIW2_MPA_REV2) {
 		f->enhanced = h->flags & SIW2_MPA_F_ENHANCED;
 		f->caps = h->flags & SIW2_MPA_CAPS;
+		if (kind == SIW2_MPA_REPLY)
+			f->caps |= h->flags & SIW2_MPA_CAP_ACK;
 	}
 	if (f->enhanced) {
 		const struct siw2_mpa_v2 *v2 = (const void *)pd;
@@ -165,7 +167,9 @@ int siw2_mpa_encode(const struct siw2_mpa_frame *f, void *buf, size_t size)
 		return -EINVAL;
 	if (f->rev == SIW2_MPA_REV1 && (f->enhanced || f->caps))
 		return -EINVAL;
-	if ((f->caps & ~SIW2_MPA_CAPS) || f->ird > SIW2_MPA_V2_VAL ||
+	if ((f->caps & ~(SIW2_MPA_CAPS | SIW2_MPA_CAP_ACK)) ||
+	    (f->kind == SIW2_MPA_REQUEST && (f->caps & SIW2_MPA_CAP_ACK)) ||
+	    f->ird > SIW2_MPA_V2_VAL ||
 	    f->ord > SIW2_MPA_V2_VAL)
 		return -EINVAL;
 	if (wire_pd > SIW2_MPA_MAX_PD_WIRE)
@@ -297,7 +301,11 @@ int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
 	rep->kind = SIW2_MPA_REPLY;
 	rep->rev = req->rev;
 	rep->enhanced = req->enhanced;
-	rep->caps = req->rev == SIW2_MPA_REV2 ? local_caps : 0;
+	/* Only what both offer, confirmed with ACK (DEC-4 as amended). */
+	if (req->rev == SIW2_MPA_REV2)
+		rep->caps = local_caps & req->caps & SIW2_MPA_CAPS;
+	if (rep->caps)
+		rep->caps |= SIW2_MPA_CAP_ACK;
 	rep->p2p = req->enhanced && req->p2p;
 	rep->rtr = rtr;
 	rep->ird = ird;
@@ -305,7 +313,7 @@ int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
 
 	memset(conn, 0, sizeof(*conn));
 	conn->rev = req->rev;
-	conn->caps = rep->caps & req->caps;
+	conn->caps = rep->caps & SIW2_MPA_CAPS;
 	conn->p2p = rep->p2p;
 	conn->rtr = rtr;
 	conn->ird = ird;
@@ -363,7 +371,9 @@ int siw2_mpa_complete(const struct siw2_mpa_frame *req,
 	memset(conn, 0, sizeof(*conn));
 	conn->rev = rep->rev;
 	conn->crc = req->crc || rep->crc;
-	conn->caps = rep->rev == SIW2_MPA_REV2 ? req->caps & rep->caps : 0;
+	/* An echo of the Request's bits without ACK is no agreement. */
+	if (rep->rev == SIW2_MPA_REV2 && (rep->caps & SIW2_MPA_CAP_ACK))
+		conn->caps = req->caps & rep->caps & SIW2_MPA_CAPS;
 	conn->p2p = req->enhanced && req->p2p;
 	conn->rtr = rtr;
 	conn->ird = ird;

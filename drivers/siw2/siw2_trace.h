@@ -112,10 +112,11 @@ DEFINE_EVENT(siw2_cep_why_class, siw2_cep_refuse,
 	     TP_ARGS(id, why));
 
 TRACE_EVENT(siw2_cep_conn,
-	    TP_PROTO(u32 id, u8 rev, bool crc, bool p2p, u8 rtr, u16 ird,
-		     u16 ord, u8 caps),
-	    TP_ARGS(id, rev, crc, p2p, rtr, ird, ord, caps),
+	    TP_PROTO(u32 id, bool active, u8 rev, bool crc, bool p2p, u8 rtr,
+		     u16 ird, u16 ord, u8 caps),
+	    TP_ARGS(id, active, rev, crc, p2p, rtr, ird, ord, caps),
 	    TP_STRUCT__entry(__field(u32, id)
+			     __field(bool, active)
 			     __field(u8, rev)
 			     __field(bool, crc)
 			     __field(bool, p2p)
@@ -124,6 +125,7 @@ TRACE_EVENT(siw2_cep_conn,
 			     __field(u16, ord)
 			     __field(u8, caps)),
 	    TP_fast_assign(__entry->id = id;
+			   __entry->active = active;
 			   __entry->rev = rev;
 			   __entry->crc = crc;
 			   __entry->p2p = p2p;
@@ -131,8 +133,9 @@ TRACE_EVENT(siw2_cep_conn,
 			   __entry->ird = ird;
 			   __entry->ord = ord;
 			   __entry->caps = caps;),
-	    TP_printk("cep=%u rdma mode: rev %u crc %d p2p %d rtr 0x%x ird %u ord %u caps 0x%x",
-		      __entry->id, __entry->rev, __entry->crc, __entry->p2p,
+	    TP_printk("cep=%u %s rdma mode: rev %u crc %d p2p %d rtr 0x%x ird %u ord %u caps 0x%x",
+		      __entry->id, __entry->active ? "active" : "passive",
+		      __entry->rev, __entry->crc, __entry->p2p,
 		      __entry->rtr, __entry->ird, __entry->ord,
 		      __entry->caps));
 

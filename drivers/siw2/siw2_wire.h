@@ -32,6 +32,12 @@
 #define SIW2_MPA_CAP_RDMAP_V2	0x04
 #define SIW2_MPA_CAP_COMMIT	0x02
 #define SIW2_MPA_CAPS		(SIW2_MPA_CAP_RDMAP_V2 | SIW2_MPA_CAP_COMMIT)
+/*
+ * Reply only: the Responder understood the bits. Linux siw answers with
+ * the Request's own flags octet, Res included, so an unconfirmed echo must
+ * not count as agreement (amends DEC-4, which kept 0x01 reserved).
+ */
+#define SIW2_MPA_CAP_ACK	0x01
 
 #define SIW2_MPA_REV1		1
 #define SIW2_MPA_REV2		2

@@ -655,12 +655,12 @@ static void decode_s_on_rev1_ignored_mpa2_hdr_2(struct kunit *test)
 	}
 }
 
-/* MPA2-HDR-2 + DEC-4: Rev 2 keeps 0x04/0x02, ignores 0x08 and 0x01. */
+/* MPA2-HDR-2 + DEC-4: a Rev 2 Reply keeps 0x04/0x02 and ACK 0x01, ignores 0x08. */
 static void decode_res_bits_rev2_dec_4(struct kunit *test)
 {
 	static const struct { u8 flags, caps; } c[] = {
-		{ 0x0f, 0x06 }, { 0x08, 0x00 }, { 0x01, 0x00 }, { 0x04, 0x04 },
-		{ 0x02, 0x02 }, { 0x09, 0x00 }, { 0xcb, 0x02 },
+		{ 0x0f, 0x07 }, { 0x08, 0x00 }, { 0x01, 0x01 }, { 0x04, 0x04 },
+		{ 0x02, 0x02 }, { 0x09, 0x01 }, { 0xcb, 0x03 },
 	};
 	struct siw2_mpa_frame f;
 	u8 buf[HDR];
@@ -915,7 +915,7 @@ static const struct respond_case respond_cases[] = {
 	/* unenhanced Requests: no negotiation, Reply unenhanced (MPA2-IOP-4) */
 	{ "rev1_unenhanced_mpa2_iop_4", { .rev = 1 }, 3, 5, 16, 0x06, 0, 0, 0, 0, 3, 5, 0, 0 },
 	{ "rev2_unenhanced_caps", { .rev = 2, .caps = 0x04 }, 3, 5, 16, 0x06, 0, 0, 0, 0, 3, 5,
-	  0x06, 0x04 },
+	  0x05, 0x04 },
 	{ "rev2_unenhanced_a_ignored", { .rev = 2, .a = true, .rtr = W }, 3, 5, 16, 0, 0,
 	  0, 0, 0, 3, 5 },
 	/* RTR choice as Responder (DEC-3, AMB-7) */
@@ -976,10 +976,10 @@ static const struct respond_case respond_cases[] = {
 	{ "rev2_unenhanced_a_forms_D_no_rtr", { .rev = 2, .a = true, .rtr = W | R }, 0, 5, 16,
 	  0, 0, 0, 0, 0, 0, 5, FORMS(R) },
 	/* caps (DEC-4) */
-	{ "caps_rev2_intersection", E2(.caps = 0x06), 0, 0, 16, 0x04, 0, 1, 0, 0, 0, 0,
-	  0x04, 0x04 },
-	{ "caps_rev2_disjoint", E2(.caps = 0x02), 0, 0, 16, 0x04, 0, 1, 0, 0, 0, 0, 0x04, 0 },
-	{ "caps_rev2_both", E2(.caps = 0x06), 0, 0, 16, 0x06, 0, 1, 0, 0, 0, 0, 0x06, 0x06 },
+	{ "caps_rev2_intersection_ack", E2(.caps = 0x06), 0, 0, 16, 0x04, 0, 1, 0, 0, 0, 0,
+	  0x05, 0x04 },
+	{ "caps_rev2_disjoint_no_ack", E2(.caps = 0x02), 0, 0, 16, 0x04, 0, 1, 0, 0, 0, 0, 0, 0 },
+	{ "caps_rev2_both_ack", E2(.caps = 0x06), 0, 0, 16, 0x06, 0, 1, 0, 0, 0, 0, 0x07, 0x06 },
 	{ "caps_rev2_local_none", E2(.caps = 0x06), 0, 0, 16, 0, 0, 1, 0, 0, 0, 0, 0, 0 },
 	{ "caps_rev1_none", { .rev = 1, .caps = 0x06 }, 0, 0, 16, 0x06, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
@@ -1126,10 +1126,13 @@ static const struct complete_case complete_cases[] = {
 	{ "req_rev2_plain_rep_rev1", { .rev = 2, .ird = 3, .ord = 5, .caps = 0x06 },
 	  { .rev = 1, .caps = 0x06 }, 16, 0, 1, 0, 0, 0, 3, 5, 0 },
 	/* caps (DEC-4): intersection, Rev 2 only */
-	{ "caps_intersection", RQ(.caps = 0x06), RP(.caps = 0x04), 16, 0, 2, 0, 1, W, 8, 8, 0x04 },
-	{ "caps_disjoint", RQ(.caps = 0x02), RP(.caps = 0x04), 16, 0, 2, 0, 1, W, 8, 8, 0 },
-	{ "caps_both", RQ(.caps = 0x06), RP(.caps = 0x06), 16, 0, 2, 0, 1, W, 8, 8, 0x06 },
-	{ "caps_rev2_plain", { .rev = 2, .caps = 0x06 }, { .rev = 2, .caps = 0x02 }, 16,
+	{ "caps_intersection", RQ(.caps = 0x06), RP(.caps = 0x05), 16, 0, 2, 0, 1, W, 8, 8, 0x04 },
+	{ "caps_disjoint", RQ(.caps = 0x02), RP(.caps = 0x05), 16, 0, 2, 0, 1, W, 8, 8, 0 },
+	{ "caps_both", RQ(.caps = 0x06), RP(.caps = 0x07), 16, 0, 2, 0, 1, W, 8, 8, 0x06 },
+	/* Linux siw echoes the Request's Res bits: without ACK nothing is agreed */
+	{ "caps_echo_without_ack_siw", RQ(.caps = 0x06), RP(.caps = 0x06), 16, 0, 2, 0, 1, W,
+	  8, 8, 0 },
+	{ "caps_rev2_plain", { .rev = 2, .caps = 0x06 }, { .rev = 2, .caps = 0x03 }, 16,
 	  0, 2, 0, 0, 0, 0, 0, 0x02 },
 	/* BASE-MPA-4: conn->crc = req.crc || rep.crc */
 	{ "crc_req0_rep0_base_mpa_4", RQ(), RP(), 16, 0, 2, 0, 1, W, 8, 8 },
