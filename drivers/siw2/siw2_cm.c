@@ -23,11 +23,13 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/nsproxy.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/unaligned.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -1258,6 +1260,12 @@ static int siw2_sock_create(struct siw2_device *sdev, int family,
 	return 0;
 }
 
+/* The network namespace of the task calling into the IWCM. */
+static struct net *siw2_caller_net(void)
+{
+	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
+}
+
 static struct siw2_qp *siw2_qp_lookup(struct siw2_device *sdev, u32 qpn)
 {
 	struct ib_qp *ibqp = siw2_iw_get_qp(&sdev->ibdev, qpn);
@@ -1529,7 +1537,8 @@ int siw2_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
  * @backlog: TCP accept backlog
  *
  * A wildcard address listens on this device's netdev only, so several
- * devices in one namespace can listen on the same port.
+ * devices in one namespace can listen on the same port, and only when the
+ * device is in the caller's network namespace.
  *
  * Return: 0, -EAFNOSUPPORT, -ENOMEM, or the socket layer's error.
  */
@@ -1545,19 +1554,34 @@ int siw2_iw_create_listen(struct iw_cm_id *id, int backlog)
 	alen = siw2_addr_len(a);
 	if (alen < 0)
 		return alen;
+	if (a->ss_family == AF_INET)
+		any = ((struct sockaddr_in *)a)->sin_addr.s_addr == INADDR_ANY;
+	else
+		any = ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
 	cep = siw2_cep_alloc(sdev);
 	if (!cep)
 		return -ENOMEM;
+	/*
+	 * rdma_cm extends a wildcard listen to every device. Connections
+	 * reaching a device in another network namespace are not meant for
+	 * the caller, and a socket there would take the port from that
+	 * namespace's own listeners: such a listener stays dormant.
+	 */
+	if (any && !net_eq(dev_net(sdev->netdev), siw2_caller_net())) {
+		mutex_lock(&cep->lock);
+		cep->laddr = *a;
+		id->add_ref(id);
+		cep->cm_id = id;
+		id->provider_data = cep;
+		siw2_cep_step(cep, SIW2_CEV_LISTEN);
+		mutex_unlock(&cep->lock);
+		return 0;
+	}
 	rv = siw2_sock_create(sdev, a->ss_family, &s);
 	if (rv)
 		goto err_cep;
-	if (a->ss_family == AF_INET) {
-		any = ((struct sockaddr_in *)a)->sin_addr.s_addr == INADDR_ANY;
-	} else {
-		any = ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
-		if (id->afonly)
-			ip6_sock_set_v6only(s->sk);
-	}
+	if (a->ss_family == AF_INET6 && id->afonly)
+		ip6_sock_set_v6only(s->sk);
 	if (any)
 		s->sk->sk_bound_dev_if = sdev->netdev->ifindex;
 	rv = kernel_bind(s, (struct sockaddr *)a, alen);
