@@ -4,8 +4,10 @@
  *
  * Every state in which the endpoint waits for the peer (or, in REQ_RCVD,
  * for the ULP) has a timeout edge (no connection can hang) and reaches
- * CLOSED on reset, protocol error or abort. Only the MPA exchange leads to RDMA mode: a listener never does,
- * and nothing leaves CLOSED.
+ * CLOSED on reset, protocol error or abort. Only the MPA exchange leads
+ * to RDMA mode: a listener never does, and nothing leaves CLOSED. A FIN
+ * from the peer in RDMA mode closes at once (CLOSING is only for a close
+ * this side started).
  */
 
 #include <linux/kernel.h>

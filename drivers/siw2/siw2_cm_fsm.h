@@ -20,7 +20,7 @@ enum siw2_cep_state {
 	SIW2_CEP_AWAIT_RTR,	/* passive, peer-to-peer: Reply sent, reading the RTR */
 	SIW2_CEP_AWAIT_RRESP,	/* active: Read RTR sent, reading its Response */
 	SIW2_CEP_RDMA,		/* RDMA mode: FPDUs flow, the QP owns the stream */
-	SIW2_CEP_CLOSING,	/* FIN sent or received, waiting for the end */
+	SIW2_CEP_CLOSING,	/* FIN sent, waiting for the peer's */
 	SIW2_CEP_CLOSED,	/* socket released; terminal */
 	SIW2_CEP_NUM_STATES
 };
