@@ -31,21 +31,27 @@ if [[ -n $missing ]]; then
 	echo "$missing" | sed 's/^/  /'
 	rc=1
 fi
-# Test column: "-", or a file path relative to the repo top followed by
-# the names of the test cases in it that prove the row (a parenthesised
-# note may follow). Each name must occur in that file.
+# Test column: "-", or one or more entries separated by ";", each a file
+# path relative to the repo top followed by the names of the test cases in
+# it that prove the row (a parenthesised note may follow). Each name must
+# occur in that file.
 while IFS='|' read -r _ id _ tcol _; do
 	tcol=$(sed 's/([^)]*)//g; s/`//g' <<<"$tcol" | xargs)
 	[[ -z $tcol || $tcol == - ]] && continue
-	file=${tcol%% *}
-	if [[ ! -f $TOP/$file ]]; then
-		echo "conformance: $id: test file does not exist: $file"
-		rc=1
-		continue
-	fi
-	for name in $(tr ',' ' ' <<<"${tcol#"$file"}"); do
-		grep -qw -- "$name" "$TOP/$file" ||
-			{ echo "conformance: $id: no case $name in $file"; rc=1; }
+	IFS=';' read -ra entries <<<"$tcol"
+	for entry in "${entries[@]}"; do
+		entry=$(xargs <<<"$entry")
+		file=${entry%% *}
+		if [[ ! -f $TOP/$file ]]; then
+			echo "conformance: $id: test file does not exist: $file"
+			rc=1
+			continue
+		fi
+		[[ $entry == "$file" ]] && continue
+		for name in $(tr ',' ' ' <<<"${entry#"$file"}"); do
+			grep -qw -- "$name" "$TOP/$file" ||
+				{ echo "conformance: $id: no case $name in $file"; rc=1; }
+		done
 	done
 done < <(grep -E '^\| *[A-Z0-9]+-[A-Z0-9-]+ *\|' "$MATRIX")
 [[ $rc -eq 0 ]] && echo "conformance: $(ids | wc -l) IDs, all in the matrix"

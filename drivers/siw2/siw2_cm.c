@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw2: iWARP connection manager. The iw_cm verbs over kernel TCP sockets:
- * listening, the MPA Request/Reply exchange (RFC 5044 7.1, RFC 6581), the
- * peer-to-peer RTR, and teardown.
+ * siw2: iWARP connection endpoints: the MPA Request/Reply exchange
+ * (RFC 5044 7.1, RFC 6581), the peer-to-peer RTR, listening and teardown.
+ * The iw_cm verbs that create endpoints are in siw2_iwcm.c.
  *
  * Each TCP connection (and each listener) is a connection endpoint (cep)
  * driven by the table in siw2_cm_fsm.c. Socket callbacks run in softirq
@@ -34,196 +34,14 @@
 #include <net/tcp.h>
 
 #include "siw2.h"
+#include "siw2_cep.h"
 #include "siw2_cm.h"
 #include "siw2_cm_fsm.h"
 #include "siw2_fpdu.h"
 #include "siw2_mpa.h"
 #include "siw2_trace.h"
 
-/* ---- module parameters: the local MPA policy ---- */
-
-static unsigned int mpa_crc = SIW2_CRC_PEER;
-static unsigned int mpa_rev = SIW2_MPA_REV2;
-static bool peer_to_peer;
-static unsigned int rtr_forms = SIW2_RTR_WRITE | SIW2_RTR_READ;
-static unsigned int mpa_caps = SIW2_MPA_CAPS;
-static unsigned int mpa_timeout_ms = 10000;
-
-static int siw2_param_set_crc(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, SIW2_CRC_PEER, SIW2_CRC_OFF);
-}
-
-static int siw2_param_set_rev(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, SIW2_MPA_REV1, SIW2_MPA_REV2);
-}
-
-static int siw2_param_set_rtr(const char *val, const struct kernel_param *kp)
-{
-	unsigned int v;
-	int rv = kstrtouint(val, 0, &v);
-
-	if (rv)
-		return rv;
-	/* B (zero-length FPDU) is never offered (DEC-3). */
-	if (!v || (v & ~(SIW2_RTR_WRITE | SIW2_RTR_READ)))
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
-static int siw2_param_set_caps(const char *val, const struct kernel_param *kp)
-{
-	unsigned int v;
-	int rv = kstrtouint(val, 0, &v);
-
-	if (rv)
-		return rv;
-	if (v & ~SIW2_MPA_CAPS)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
-static int siw2_param_set_timeout(const char *val,
-				  const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 100, 600000);
-}
-
-static const struct kernel_param_ops siw2_crc_ops = {
-	.set = siw2_param_set_crc, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_rev_ops = {
-	.set = siw2_param_set_rev, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_rtr_ops = {
-	.set = siw2_param_set_rtr, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_caps_ops = {
-	.set = siw2_param_set_caps, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_timeout_ops = {
-	.set = siw2_param_set_timeout, .get = param_get_uint,
-};
-
-module_param_cb(mpa_crc, &siw2_crc_ops, &mpa_crc, 0644);
-MODULE_PARM_DESC(mpa_crc,
-		 "MPA CRC policy: 0 use CRC if the peer asks (default, as Linux siw), 1 always ask for CRC, 2 never use CRC (refuse peers that ask)");
-module_param_cb(mpa_rev, &siw2_rev_ops, &mpa_rev, 0644);
-MODULE_PARM_DESC(mpa_rev,
-		 "MPA revision of outgoing Requests: 1 (RFC 5044) or 2 (RFC 6581 enhanced, default); both are accepted");
-module_param(peer_to_peer, bool, 0644);
-MODULE_PARM_DESC(peer_to_peer,
-		 "Request peer-to-peer mode (RTR) on outgoing Rev 2 connections (default off)");
-module_param_cb(rtr_forms, &siw2_rtr_ops, &rtr_forms, 0644);
-MODULE_PARM_DESC(rtr_forms,
-		 "RTR forms offered and accepted: 2 zero-length Write, 4 zero-length Read, 6 both (default)");
-module_param_cb(mpa_caps, &siw2_caps_ops, &mpa_caps, 0644);
-MODULE_PARM_DESC(mpa_caps,
-		 "Private MPA Rev 2 capability bits advertised: 0x4 RDMAP v2, 0x2 Commit (default 0x6)");
-module_param_cb(mpa_timeout_ms, &siw2_timeout_ops, &mpa_timeout_ms, 0644);
-MODULE_PARM_DESC(mpa_timeout_ms,
-		 "Limit on each connection setup or close step, in ms (100..600000, default 10000)");
-
-/* ---- the endpoint ---- */
-
-/* Longest MPA Request/Reply: 20-octet header and 512 octets of PD. */
-#define SIW2_MPA_FRAME_MAX (sizeof(struct siw2_mpa_hdr) + SIW2_MPA_MAX_PD_WIRE)
-
-/*
- * The IWCM reports private data length in a u8 (struct iw_cm_event), and
- * Linux siw refuses PD_Length above 256: a ULP may send at most 256 octets
- * minus the 4 enhanced ones, and receive at most 255.
- */
-#define SIW2_PD_WIRE_LINUX	256
-#define SIW2_PD_ULP_RCV_MAX	255
-
-/* Work pending for an endpoint, in the order it is handled. */
-enum {
-	SIW2_CEPF_ABORT,	/* QP to ERR, QP destroyed, listener gone */
-	SIW2_CEPF_READ,		/* bytes arrived, or a connection to accept */
-	SIW2_CEPF_CLOSE,	/* QP to SQD: graceful close */
-	SIW2_CEPF_STATE,	/* TCP state changed */
-	SIW2_CEPF_TIMEOUT,	/* the step timer fired */
-	SIW2_CEPF_NUM
-};
-
-/**
- * struct siw2_cep - connection endpoint: one listener or one TCP connection
- * @ref: references: socket callbacks, queued work, armed timer, QP, the
- *	IWCM's provider_data between CONNECT_REQUEST and accept/reject
- * @lock: serialises every step; all fields below except noted
- * @sdev: device
- * @id: number for traces and debugfs
- * @dev_entry: in the device's endpoint list (sdev->cep_lock)
- * @state: where the endpoint is (read locklessly by debugfs)
- * @active: this side sent the MPA Request
- * @sock: the TCP socket, until the endpoint closes
- * @saved_data_ready: the socket's callbacks before ours
- * @saved_state_change: likewise
- * @pending: SIW2_CEPF_* bits, set from any context
- * @work: runs the pending bits
- * @timer: limits the current step
- * @deadline: when the current step's time is up
- * @cm_id: the IWCM id events go to; holds a reference
- * @listener: passive: the listener, until the Request is handed over
- * @children: listener: passive endpoints still reading their Request
- * @child_lock: protects @children (spinlock: taken under a child's lock)
- * @child: entry in the listener's @children
- * @ulp_ref: the IWCM holds this endpoint as provider_data
- * @qp: the QP, referenced, from iw_connect/iw_accept until close
- * @laddr: local address
- * @raddr: remote address
- * @req: the Request (sent or received); @req.pd points into @req_buf
- * @req_buf: the Request's bytes
- * @rbuf: receive buffer
- * @rlen: bytes in @rbuf
- * @rframe: length of the MPA frame being read, once its header is in
- * @conn: what the MPA exchange settled
- * @crc_sent: this side's C flag (CRC applies from the first FPDU on)
- * @abortive: close with RST rather than FIN
- */
-struct siw2_cep {
-	struct kref ref;
-	struct mutex lock; /* every step of the endpoint */
-	struct siw2_device *sdev;
-	u32 id;
-	struct list_head dev_entry;
-	enum siw2_cep_state state;
-	bool active;
-	struct socket *sock;
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
-	unsigned long pending;
-	struct work_struct work;
-	struct timer_list timer;
-	unsigned long deadline;
-	struct iw_cm_id *cm_id;
-	struct siw2_cep *listener;
-	struct list_head children;
-	spinlock_t child_lock; /* @children */
-	struct list_head child;
-	bool ulp_ref;
-	struct siw2_qp *qp;
-	struct sockaddr_storage laddr;
-	struct sockaddr_storage raddr;
-	struct siw2_mpa_frame req;
-	u8 req_buf[SIW2_MPA_FRAME_MAX];
-	u8 rbuf[SIW2_MPA_FRAME_MAX];
-	size_t rlen;
-	size_t rframe;
-	struct siw2_mpa_conn conn;
-	bool crc_sent;
-	bool abortive;
-};
-
-static struct workqueue_struct *siw2_cm_wq;
+struct workqueue_struct *siw2_cm_wq;
 static atomic_t siw2_cep_ids;
 
 static void siw2_cep_release(struct kref *ref)
@@ -262,8 +80,14 @@ void siw2_cep_put(struct siw2_cep *cep)
 	kref_put(&cep->ref, siw2_cep_release);
 }
 
-/* Queue the endpoint's work with a reference it drops when done. */
-static void siw2_cep_kick(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_kick - queue the endpoint's work for @bit
+ * @cep: endpoint the caller holds a reference on
+ * @bit: SIW2_CEPF_* to handle
+ *
+ * Any context. The queued work holds its own reference.
+ */
+void siw2_cep_kick(struct siw2_cep *cep, int bit)
 {
 	set_bit(bit, &cep->pending);
 	siw2_cep_get(cep);
@@ -283,7 +107,7 @@ static void siw2_cep_timer_fn(struct timer_list *t)
 
 static void siw2_cep_arm(struct siw2_cep *cep)
 {
-	cep->deadline = jiffies + msecs_to_jiffies(READ_ONCE(mpa_timeout_ms));
+	cep->deadline = jiffies + msecs_to_jiffies(READ_ONCE(siw2_mpa_timeout_ms));
 	if (!mod_timer(&cep->timer, cep->deadline))
 		siw2_cep_get(cep);
 }
@@ -296,7 +120,14 @@ static void siw2_cep_disarm(struct siw2_cep *cep)
 
 static void siw2_cep_work(struct work_struct *work);
 
-static struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
+/**
+ * siw2_cep_alloc - a new endpoint in IDLE, on the device's list
+ * @sdev: device
+ *
+ * Return: the endpoint with one reference, or NULL over the endpoint
+ * limit or without memory.
+ */
+struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
 {
 	struct siw2_cep *cep;
 
@@ -323,11 +154,17 @@ static struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
 	return cep;
 }
 
-/*
- * Take one step of the state table. Every state that waits on the peer
- * runs under the step timer (siw2_cep_timed()).
+/**
+ * siw2_cep_step - take one step of the state table
+ * @cep: endpoint, locked
+ * @ev: what happened
+ *
+ * Every state that waits on the peer runs under the step timer
+ * (siw2_cep_timed()); other states disarm it.
+ *
+ * Return: false if the current state does not accept @ev (nothing changes).
  */
-static bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev)
+bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev)
 {
 	enum siw2_cep_state next = siw2_cep_next(cep->state, ev);
 
@@ -380,14 +217,20 @@ static void siw2_sk_state_change(struct sock *sk)
 		saved(sk);
 }
 
-/*
- * Route the socket's callbacks to @cep. SK_USER_DATA_NOCOPY keeps
- * connections cloned from a listener from inheriting the pointer; they
- * inherit the callbacks, so the originals are passed in.
+/**
+ * siw2_sk_attach - route a socket's callbacks to an endpoint
+ * @cep: endpoint, locked; takes a reference for the socket
+ * @sock: the socket
+ * @data_ready: the socket's original callback, restored on detach
+ * @state_change: likewise
+ *
+ * SK_USER_DATA_NOCOPY keeps connections cloned from a listener from
+ * inheriting the pointer; they do inherit the callbacks, so the originals
+ * are passed in.
  */
-static void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
-			   void (*data_ready)(struct sock *sk),
-			   void (*state_change)(struct sock *sk))
+void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
+		    void (*data_ready)(struct sock *sk),
+		    void (*state_change)(struct sock *sk))
 {
 	struct sock *sk = sock->sk;
 
@@ -429,7 +272,16 @@ static void siw2_cep_sock_release(struct siw2_cep *cep)
 
 /* ---- socket I/O (process context, never blocking) ---- */
 
-static int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len)
+/**
+ * siw2_cep_send - send a small frame without blocking
+ * @cep: endpoint, locked
+ * @buf: bytes
+ * @len: how many
+ *
+ * Return: 0, -EAGAIN if the socket took only part (never expected: the
+ * frames are small and come first), or the socket's error.
+ */
+int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
@@ -501,8 +353,17 @@ static u8 siw2_u8(u32 v)
 	return min_t(u32, v, U8_MAX);
 }
 
-static void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
-			    int status, const struct siw2_mpa_frame *pd)
+/**
+ * siw2_cep_upcall - report an event to the endpoint's cm_id
+ * @cep: endpoint, locked; nothing happens without a cm_id
+ * @type: IW_CM_EVENT_*
+ * @status: 0 or a negative errno
+ * @pd: frame whose ULP private data goes with the event, or NULL
+ *
+ * IRD/ORD are the negotiated local values.
+ */
+void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
+		     int status, const struct siw2_mpa_frame *pd)
 {
 	struct iw_cm_event ev;
 
@@ -519,7 +380,11 @@ static void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
 	cep->cm_id->event_handler(cep->cm_id, &ev);
 }
 
-static void siw2_cep_drop_cm_id(struct siw2_cep *cep)
+/**
+ * siw2_cep_drop_cm_id - release the cm_id; no event can follow
+ * @cep: endpoint, locked
+ */
+void siw2_cep_drop_cm_id(struct siw2_cep *cep)
 {
 	if (cep->cm_id) {
 		cep->cm_id->rem_ref(cep->cm_id);
@@ -540,15 +405,21 @@ static void siw2_cep_leave_listener(struct siw2_cep *cep)
 	siw2_cep_put(l);
 }
 
-/*
- * The endpoint has reached CLOSED from @prev through @ev: release the
- * socket, put the QP into Error, and tell the IWCM what its state
- * expects: a failed CONNECT_REPLY before establishment on the active
+/**
+ * siw2_cep_closed - clean up an endpoint that has just reached CLOSED
+ * @cep: endpoint, locked
+ * @prev: the state it left
+ * @ev: the event that closed it
+ * @status: status for the IWCM
+ * @rep: the Reply whose private data goes with a CONNECT_REPLY, or NULL
+ *
+ * Releases the socket, puts the QP into Error, and tells the IWCM what its
+ * state expects: a failed CONNECT_REPLY before establishment on the active
  * side; ESTABLISHED then CLOSE after an accept; CLOSE in RDMA mode.
  */
-static void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
-			    enum siw2_cep_event ev, int status,
-			    const struct siw2_mpa_frame *rep)
+void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
+		     enum siw2_cep_event ev, int status,
+		     const struct siw2_mpa_frame *rep)
 {
 	struct siw2_cep *child, *tmp;
 
@@ -590,9 +461,15 @@ static void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
 	siw2_cep_leave_listener(cep);
 }
 
-/* Step to CLOSED through @ev, if the state allows it, and clean up. */
-static void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev,
-			   int status, const struct siw2_mpa_frame *rep)
+/**
+ * siw2_cep_close - step to CLOSED through @ev, if allowed, and clean up
+ * @cep: endpoint, locked
+ * @ev: the event; abort, reset and timeout close with RST
+ * @status: status for the IWCM
+ * @rep: as for siw2_cep_closed()
+ */
+void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev,
+		    int status, const struct siw2_mpa_frame *rep)
 {
 	enum siw2_cep_state prev = cep->state;
 
@@ -695,13 +572,27 @@ failed:
 
 /* ---- passive side ---- */
 
-static u16 siw2_dev_max_ird(void)
+/**
+ * siw2_dev_max_ird - the IRD limit negotiation works against
+ *
+ * Return: SIW2_MAX_IRD.
+ */
+u16 siw2_dev_max_ird(void)
 {
 	return SIW2_MAX_IRD;
 }
 
-/* A Reply with R=1 (RFC 5044 7.1.3, BASE-MPA-12), then a graceful close. */
-static int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len)
+/**
+ * siw2_cep_send_reject - send a Reply with R=1 (RFC 5044 7.1.3, BASE-MPA-12)
+ * @cep: endpoint, locked, holding the Request
+ * @pd: private data, or NULL
+ * @len: its length
+ *
+ * Rev and S follow the Request; enhanced data states this side's limits.
+ *
+ * Return: 0 or an error from encoding or sending.
+ */
+int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len)
 {
 	struct siw2_mpa_frame rep = {
 		.kind = SIW2_MPA_REPLY,
@@ -754,7 +645,7 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 	/* Markers are not implemented: refuse, as Linux siw does (BASE-MPA-7). */
 	if (req->markers)
 		return siw2_cep_refuse(cep, "markers requested");
-	if (siw2_mpa_crc_resolve(READ_ONCE(mpa_crc), req->crc, &crc))
+	if (siw2_mpa_crc_resolve(READ_ONCE(siw2_mpa_crc), req->crc, &crc))
 		return siw2_cep_refuse(cep, "CRC requested, mpa_crc=2");
 	if (req->pd_len > SIW2_PD_ULP_RCV_MAX)
 		return siw2_cep_refuse(cep, "private data too long for the IWCM");
@@ -844,8 +735,16 @@ static void siw2_cep_on_req_rcvd(struct siw2_cep *cep, int bit)
 	}
 }
 
-/* RDMA mode: the QP goes to RTS with what was negotiated. */
-static int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
+/**
+ * siw2_cep_rdma_mode - enter RDMA mode: the QP goes to RTS
+ * @cep: endpoint, locked, with its QP and negotiated values
+ * @ev: the event that completes the exchange
+ *
+ * If the QP has gone meanwhile, the connection is aborted instead.
+ *
+ * Return: 0, or the error from siw2_qp_llp_up().
+ */
+int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 {
 	int rv = siw2_qp_llp_up(cep->qp, cep, &cep->conn);
 
@@ -1035,7 +934,7 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 		return;
 	}
 	if (siw2_mpa_crc_resolve(cep->crc_sent ? SIW2_CRC_REQUIRED :
-				 READ_ONCE(mpa_crc), rep.crc, &crc)) {
+				 READ_ONCE(siw2_mpa_crc), rep.crc, &crc)) {
 		siw2_cep_mpa_error(cep, SIW2_TERM_MPA_CATASTROPHIC, true,
 				   -EPROTONOSUPPORT);
 		return;
@@ -1142,7 +1041,15 @@ static void siw2_cep_accept_one(struct siw2_cep *l, struct socket *s)
 	struct siw2_cep *cep = siw2_cep_alloc(l->sdev);
 
 	if (!cep) {
-		/* Over the endpoint limit: refuse at once. */
+		/*
+		 * Over the endpoint limit: refuse at once. The socket has the
+		 * listener's callbacks; give it the originals, as it may
+		 * outlive the module.
+		 */
+		write_lock_bh(&s->sk->sk_callback_lock);
+		s->sk->sk_data_ready = l->saved_data_ready;
+		s->sk->sk_state_change = l->saved_state_change;
+		write_unlock_bh(&s->sk->sk_callback_lock);
 		sock_no_linger(s->sk);
 		sock_release(s);
 		return;
@@ -1230,514 +1137,4 @@ static void siw2_cep_work(struct work_struct *work)
 void siw2_cm_qp_close(struct siw2_cep *cep, bool abort)
 {
 	siw2_cep_kick(cep, abort ? SIW2_CEPF_ABORT : SIW2_CEPF_CLOSE);
-}
-
-/* ---- iw_cm verbs ---- */
-
-static int siw2_addr_len(const struct sockaddr_storage *a)
-{
-	switch (a->ss_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return -EAFNOSUPPORT;
-	}
-}
-
-/* Sockets live in the netdev's namespace, whoever the caller is. */
-static int siw2_sock_create(struct siw2_device *sdev, int family,
-			    struct socket **s)
-{
-	int rv = __sock_create(dev_net(sdev->netdev), family, SOCK_STREAM,
-			       IPPROTO_TCP, s, 0);
-
-	if (rv)
-		return rv;
-	/* Ports held in TIME_WAIT must not block the next connection. */
-	sock_set_reuseaddr((*s)->sk);
-	return 0;
-}
-
-/* The network namespace of the task calling into the IWCM. */
-static struct net *siw2_caller_net(void)
-{
-	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
-}
-
-static struct siw2_qp *siw2_qp_lookup(struct siw2_device *sdev, u32 qpn)
-{
-	struct ib_qp *ibqp = siw2_iw_get_qp(&sdev->ibdev, qpn);
-
-	return ibqp ? to_siw2_qp(ibqp) : NULL;
-}
-
-static int siw2_check_conn_param(const struct iw_cm_conn_param *p,
-				 bool enhanced)
-{
-	if (p->private_data_len > SIW2_PD_WIRE_LINUX -
-				  (enhanced ? sizeof(struct siw2_mpa_v2) : 0) ||
-	    p->private_data_len > SIW2_PD_ULP_RCV_MAX)
-		return -EINVAL;
-	if (p->private_data_len && !p->private_data)
-		return -EINVAL;
-	if (p->ird > SIW2_MAX_IRD || p->ord > SIW2_MAX_ORD)
-		return -EINVAL;
-	return 0;
-}
-
-/**
- * siw2_iw_connect - start an active connection (IWCM connect verb)
- * @id: the connecting cm_id; m_local_addr and m_remote_addr are used
- * @param: private data, IRD/ORD and the QP number
- *
- * Returns once the TCP handshake is under way; the outcome arrives as one
- * IW_CM_EVENT_CONNECT_REPLY.
- *
- * Return: 0, -EINVAL for a bad QP, private data or IRD/ORD, -EAFNOSUPPORT,
- * -ENOMEM, or the socket layer's error for bind or connect.
- */
-int siw2_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
-{
-	struct siw2_device *sdev = to_siw2_dev(id->device);
-	struct siw2_mpa_frame *req;
-	struct siw2_cep *cep;
-	struct siw2_qp *qp;
-	struct socket *s;
-	int alen, rv, len;
-	u8 rev = READ_ONCE(mpa_rev);
-
-	alen = siw2_addr_len(&id->m_local_addr);
-	if (alen < 0 || id->m_remote_addr.ss_family != id->m_local_addr.ss_family)
-		return -EAFNOSUPPORT;
-	rv = siw2_check_conn_param(param, rev == SIW2_MPA_REV2);
-	if (rv)
-		return rv;
-	qp = siw2_qp_lookup(sdev, param->qpn);
-	if (!qp)
-		return -EINVAL;
-
-	cep = siw2_cep_alloc(sdev);
-	if (!cep)
-		return -ENOMEM;
-	rv = siw2_sock_create(sdev, id->m_local_addr.ss_family, &s);
-	if (rv)
-		goto err_cep;
-	if (id->m_local_addr.ss_family == AF_INET6 && id->afonly)
-		ip6_sock_set_v6only(s->sk);
-	tcp_sock_set_nodelay(s->sk);
-	rv = kernel_bind(s, (struct sockaddr *)&id->m_local_addr, alen);
-	if (rv)
-		goto err_sock;
-
-	mutex_lock(&cep->lock);
-	cep->active = true;
-	cep->laddr = id->m_local_addr;
-	cep->raddr = id->m_remote_addr;
-
-	/* The Request, built now so private data need not be kept. */
-	req = &cep->req;
-	req->kind = SIW2_MPA_REQUEST;
-	req->rev = rev;
-	req->crc = READ_ONCE(mpa_crc) == SIW2_CRC_REQUIRED;
-	if (rev == SIW2_MPA_REV2) {
-		req->enhanced = true;
-		req->caps = READ_ONCE(mpa_caps);
-		req->p2p = READ_ONCE(peer_to_peer);
-		req->rtr = req->p2p ? READ_ONCE(rtr_forms) : 0;
-		req->ird = param->ird;
-		req->ord = param->ord;
-	}
-	req->pd = param->private_data;
-	req->pd_len = param->private_data_len;
-	len = siw2_mpa_encode(req, cep->req_buf, sizeof(cep->req_buf));
-	req->pd = NULL;
-	if (len < 0) {
-		rv = len;
-		goto err_unlock;
-	}
-	cep->crc_sent = req->crc;
-
-	rv = siw2_qp_attach_cep(qp, cep);
-	if (rv)
-		goto err_unlock;
-	siw2_qp_get(qp);
-	cep->qp = qp;
-	id->add_ref(id);
-	cep->cm_id = id;
-	siw2_cep_step(cep, SIW2_CEV_CONNECT);
-	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
-
-	rv = kernel_connect(s, (struct sockaddr *)&id->m_remote_addr, alen,
-			    O_NONBLOCK);
-	if (rv && rv != -EINPROGRESS) {
-		/* A failed verb reports no events. */
-		siw2_cep_drop_cm_id(cep);
-		siw2_cep_close(cep, SIW2_CEV_ABORT, rv, NULL);
-		mutex_unlock(&cep->lock);
-		siw2_cep_put(cep);
-		return rv;
-	}
-	mutex_unlock(&cep->lock);
-	siw2_cep_kick(cep, SIW2_CEPF_STATE);
-	siw2_cep_put(cep);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&cep->lock);
-err_sock:
-	sock_release(s);
-err_cep:
-	siw2_cep_put(cep);
-	return rv;
-}
-
-/* Take the provider_data reference the IWCM held; NULL if already taken. */
-static struct siw2_cep *siw2_cep_from_id(struct iw_cm_id *id)
-{
-	struct siw2_cep *cep = id->provider_data;
-
-	if (!cep)
-		return NULL;
-	mutex_lock(&cep->lock);
-	if (!cep->ulp_ref) {
-		mutex_unlock(&cep->lock);
-		return NULL;
-	}
-	cep->ulp_ref = false;
-	return cep;
-}
-
-/**
- * siw2_iw_accept - accept a connection request (IWCM accept verb)
- * @id: the cm_id the IWCM created for the request
- * @param: private data, IRD/ORD and the QP number
- *
- * Sends the MPA Reply. Without peer-to-peer the connection is established
- * at once; with it, once the RTR has arrived (IW_CM_EVENT_ESTABLISHED).
- *
- * Return: 0, -EINVAL for a bad QP, private data or IRD/ORD, -ECONNRESET if
- * the connection is gone, -ENOMEM when the peer's ORD exceeds this
- * device's IRD (the request is then rejected, MPA2-IRD-5).
- */
-int siw2_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
-{
-	struct siw2_device *sdev = to_siw2_dev(id->device);
-	struct siw2_cep *cep = siw2_cep_from_id(id);
-	struct siw2_mpa_frame rep;
-	struct siw2_mpa_conn conn;
-	u8 buf[SIW2_MPA_FRAME_MAX];
-	struct siw2_qp *qp;
-	bool crc;
-	int rv, len;
-
-	if (!cep)
-		return -EINVAL;
-	if (cep->state != SIW2_CEP_REQ_RCVD) {
-		rv = -ECONNRESET;
-		goto out;
-	}
-	rv = siw2_check_conn_param(param, cep->req.enhanced);
-	qp = rv ? NULL : siw2_qp_lookup(sdev, param->qpn);
-	if (!qp) {
-		rv = -EINVAL;
-		goto refuse;
-	}
-	rv = siw2_mpa_respond(&cep->req, param->ird, param->ord,
-			      siw2_dev_max_ird(), READ_ONCE(mpa_caps),
-			      READ_ONCE(rtr_forms), &rep, &conn);
-	if (rv)
-		goto refuse;
-	crc = cep->conn.crc;
-	rep.crc = crc;
-	rep.pd = param->private_data;
-	rep.pd_len = param->private_data_len;
-	len = siw2_mpa_encode(&rep, buf, sizeof(buf));
-	if (len < 0) {
-		rv = -EINVAL;
-		goto refuse;
-	}
-	rv = siw2_qp_attach_cep(qp, cep);
-	if (rv)
-		goto refuse;
-	conn.crc = crc;
-	cep->conn = conn;
-	siw2_qp_get(qp);
-	cep->qp = qp;
-	rv = siw2_cep_send(cep, buf, len);
-	if (rv) {
-		siw2_cep_close(cep, SIW2_CEV_RESET, rv, NULL);
-		rv = -ECONNRESET;
-		goto out;
-	}
-	id->add_ref(id);
-	cep->cm_id = id;
-	if (conn.p2p && conn.rtr) {
-		/* MPA2-P2P: nothing is sent before the RTR arrives. */
-		siw2_cep_step(cep, SIW2_CEV_ULP_ACCEPT_P2P);
-		siw2_cep_kick(cep, SIW2_CEPF_READ);
-	} else if (!siw2_cep_rdma_mode(cep, SIW2_CEV_ULP_ACCEPT)) {
-		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
-	}
-	rv = 0;
-	goto out;
-
-refuse:
-	/* The ULP's accept cannot be honoured: the peer gets a reject. */
-	siw2_cep_send_reject(cep, NULL, 0);
-	siw2_cep_close(cep, SIW2_CEV_PROTO, rv, NULL);
-out:
-	mutex_unlock(&cep->lock);
-	siw2_cep_put(cep);
-	return rv;
-}
-
-/**
- * siw2_iw_reject - reject a connection request (IWCM reject verb)
- * @id: the cm_id the IWCM created for the request
- * @pdata: private data for the Reject Reply
- * @pd_len: its length
- *
- * Return: 0 (also when the peer has gone already), -EINVAL for too much
- * private data or a request not pending.
- */
-int siw2_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
-{
-	struct siw2_cep *cep = id->provider_data;
-	int rv = 0;
-
-	if (!cep)
-		return -EINVAL;
-	mutex_lock(&cep->lock);
-	if (!cep->ulp_ref) {
-		mutex_unlock(&cep->lock);
-		return -EINVAL;
-	}
-	if (pd_len > SIW2_PD_WIRE_LINUX -
-		     (cep->req.enhanced ? sizeof(struct siw2_mpa_v2) : 0)) {
-		mutex_unlock(&cep->lock);
-		return -EINVAL;
-	}
-	cep->ulp_ref = false;
-	if (cep->state == SIW2_CEP_REQ_RCVD) {
-		siw2_cep_send_reject(cep, pdata, pd_len);
-		siw2_cep_step(cep, SIW2_CEV_ULP_REJECT);
-		siw2_cep_closed(cep, SIW2_CEP_REQ_RCVD, SIW2_CEV_ULP_REJECT, 0,
-				NULL);
-	}
-	mutex_unlock(&cep->lock);
-	siw2_cep_put(cep);
-	return rv;
-}
-
-/**
- * siw2_iw_create_listen - listen on the cm_id's address (IWCM verb)
- * @id: the listening cm_id; m_local_addr is used
- * @backlog: TCP accept backlog
- *
- * A wildcard address listens on this device's netdev only, so several
- * devices in one namespace can listen on the same port, and only when the
- * device is in the caller's network namespace.
- *
- * Return: 0, -EAFNOSUPPORT, -ENOMEM, or the socket layer's error.
- */
-int siw2_iw_create_listen(struct iw_cm_id *id, int backlog)
-{
-	struct siw2_device *sdev = to_siw2_dev(id->device);
-	struct sockaddr_storage *a = &id->m_local_addr;
-	struct siw2_cep *cep;
-	struct socket *s;
-	bool any;
-	int alen, rv;
-
-	alen = siw2_addr_len(a);
-	if (alen < 0)
-		return alen;
-	if (a->ss_family == AF_INET)
-		any = ((struct sockaddr_in *)a)->sin_addr.s_addr == INADDR_ANY;
-	else
-		any = ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
-	cep = siw2_cep_alloc(sdev);
-	if (!cep)
-		return -ENOMEM;
-	/*
-	 * rdma_cm extends a wildcard listen to every device. Connections
-	 * reaching a device in another network namespace are not meant for
-	 * the caller, and a socket there would take the port from that
-	 * namespace's own listeners: such a listener stays dormant.
-	 */
-	if (any && !net_eq(dev_net(sdev->netdev), siw2_caller_net())) {
-		mutex_lock(&cep->lock);
-		cep->laddr = *a;
-		id->add_ref(id);
-		cep->cm_id = id;
-		id->provider_data = cep;
-		siw2_cep_step(cep, SIW2_CEV_LISTEN);
-		mutex_unlock(&cep->lock);
-		return 0;
-	}
-	rv = siw2_sock_create(sdev, a->ss_family, &s);
-	if (rv)
-		goto err_cep;
-	if (a->ss_family == AF_INET6 && id->afonly)
-		ip6_sock_set_v6only(s->sk);
-	if (any)
-		s->sk->sk_bound_dev_if = sdev->netdev->ifindex;
-	rv = kernel_bind(s, (struct sockaddr *)a, alen);
-	if (!rv)
-		rv = kernel_listen(s, backlog);
-	if (rv)
-		goto err_sock;
-
-	mutex_lock(&cep->lock);
-	cep->laddr = *a;
-	id->add_ref(id);
-	cep->cm_id = id;
-	id->provider_data = cep;
-	siw2_cep_step(cep, SIW2_CEV_LISTEN);
-	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
-	mutex_unlock(&cep->lock);
-	/* Connections may have queued before the callbacks were in place. */
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
-	return 0;
-
-err_sock:
-	sock_release(s);
-err_cep:
-	siw2_cep_put(cep);
-	return rv;
-}
-
-/**
- * siw2_iw_destroy_listen - stop listening (IWCM verb)
- * @id: the listening cm_id
- *
- * Connections still reading their Request are closed; those handed to
- * the ULP already belong to their own cm_ids.
- *
- * Return: 0, or -EINVAL if @id is not listening.
- */
-int siw2_iw_destroy_listen(struct iw_cm_id *id)
-{
-	struct siw2_cep *cep = id->provider_data;
-
-	if (!cep)
-		return -EINVAL;
-	mutex_lock(&cep->lock);
-	siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-	mutex_unlock(&cep->lock);
-	id->provider_data = NULL;
-	/* The listener's own reference, from siw2_cep_alloc(). */
-	siw2_cep_put(cep);
-	return 0;
-}
-
-/* ---- device and module ---- */
-
-/**
- * siw2_cm_dev_init - set up a device's endpoint list
- * @sdev: device being allocated
- */
-void siw2_cm_dev_init(struct siw2_device *sdev)
-{
-	spin_lock_init(&sdev->cep_lock);
-	INIT_LIST_HEAD(&sdev->cep_list);
-	init_waitqueue_head(&sdev->cep_wait);
-}
-
-/**
- * siw2_cm_dev_drain - end every endpoint of a device being released
- * @sdev: device; the RDMA core has no users of it left
- *
- * With no cm_ids left, an endpoint the IWCM was given but never accepted
- * or rejected (its CONNECT_REQUEST was dropped) can only be freed here.
- * Everything else is closed and waited for.
- */
-void siw2_cm_dev_drain(struct siw2_device *sdev)
-{
-	unsigned long deadline = jiffies +
-		2 * msecs_to_jiffies(READ_ONCE(mpa_timeout_ms)) + HZ;
-	struct siw2_cep *cep, *found;
-
-	while (!list_empty(&sdev->cep_list)) {
-		found = NULL;
-		spin_lock_bh(&sdev->cep_lock);
-		list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
-			if (kref_get_unless_zero(&cep->ref)) {
-				found = cep;
-				break;
-			}
-		}
-		spin_unlock_bh(&sdev->cep_lock);
-		if (found) {
-			mutex_lock(&found->lock);
-			if (found->ulp_ref) {
-				found->ulp_ref = false;
-				siw2_cep_put(found);
-			}
-			siw2_cep_close(found, SIW2_CEV_ABORT, 0, NULL);
-			mutex_unlock(&found->lock);
-			siw2_cep_put(found);
-		}
-		/* Let queued work drop its references, then look again. */
-		flush_workqueue(siw2_cm_wq);
-		wait_event_timeout(sdev->cep_wait, list_empty(&sdev->cep_list),
-				   HZ / 10);
-		if (WARN_ONCE(time_after(jiffies, deadline),
-			      "siw2: connection endpoints outlive their device\n"))
-			break;
-	}
-}
-
-/**
- * siw2_cm_show - list a device's endpoints (debugfs "connections")
- * @m: output
- * @sdev: device
- *
- * One line per endpoint: id, state, role, addresses, and for connections
- * what the MPA exchange settled.
- */
-void siw2_cm_show(struct seq_file *m, struct siw2_device *sdev)
-{
-	struct siw2_cep *cep;
-
-	spin_lock_bh(&sdev->cep_lock);
-	list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
-		enum siw2_cep_state state = READ_ONCE(cep->state);
-
-		seq_printf(m, "cep %u %s %s local %pISpc remote %pISpc",
-			   cep->id, siw2_cep_state_name(state),
-			   state == SIW2_CEP_LISTEN ? "listener" :
-			   cep->active ? "active" : "passive",
-			   &cep->laddr, &cep->raddr);
-		if (state == SIW2_CEP_RDMA || state == SIW2_CEP_CLOSING)
-			seq_printf(m, " rev %u crc %u p2p %u rtr %s ird %u ord %u caps 0x%x",
-				   cep->conn.rev, cep->conn.crc, cep->conn.p2p,
-				   cep->conn.rtr == SIW2_RTR_WRITE ? "write" :
-				   cep->conn.rtr == SIW2_RTR_READ ? "read" :
-				   "none", cep->conn.ird, cep->conn.ord,
-				   cep->conn.caps);
-		seq_putc(m, '\n');
-	}
-	spin_unlock_bh(&sdev->cep_lock);
-}
-
-/**
- * siw2_cm_init - create the connection manager's workqueue
- *
- * Return: 0 or -ENOMEM.
- */
-int siw2_cm_init(void)
-{
-	siw2_cm_wq = alloc_workqueue("siw2_cm", WQ_UNBOUND, 0);
-	return siw2_cm_wq ? 0 : -ENOMEM;
-}
-
-/**
- * siw2_cm_exit - destroy the workqueue; every device is gone already
- */
-void siw2_cm_exit(void)
-{
-	destroy_workqueue(siw2_cm_wq);
 }

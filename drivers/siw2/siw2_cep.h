@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * siw2 connection endpoint: the object shared by the endpoint machinery
+ * (siw2_cm.c) and the iw_cm verbs (siw2_iwcm.c). Not for other files.
+ */
+#ifndef _SIW2_CEP_H
+#define _SIW2_CEP_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/iw_cm.h>
+
+#include "siw2.h"
+#include "siw2_cm_fsm.h"
+#include "siw2_mpa.h"
+
+/* Longest MPA Request/Reply: 20-octet header and 512 octets of PD. */
+#define SIW2_MPA_FRAME_MAX (sizeof(struct siw2_mpa_hdr) + SIW2_MPA_MAX_PD_WIRE)
+
+/*
+ * The IWCM reports private data length in a u8 (struct iw_cm_event), and
+ * Linux siw refuses PD_Length above 256: a ULP may send at most 256 octets
+ * minus the 4 enhanced ones, and receive at most 255.
+ */
+#define SIW2_PD_WIRE_LINUX	256
+#define SIW2_PD_ULP_RCV_MAX	255
+
+/* Work pending for an endpoint, in the order it is handled. */
+enum {
+	SIW2_CEPF_ABORT,	/* QP to ERR, QP destroyed, listener gone */
+	SIW2_CEPF_READ,		/* bytes arrived, or a connection to accept */
+	SIW2_CEPF_CLOSE,	/* QP to SQD: graceful close */
+	SIW2_CEPF_STATE,	/* TCP state changed */
+	SIW2_CEPF_TIMEOUT,	/* the step timer fired */
+	SIW2_CEPF_NUM
+};
+
+/**
+ * struct siw2_cep - connection endpoint: one listener or one TCP connection
+ * @ref: references: socket callbacks, queued work, armed timer, QP, the
+ *	IWCM's provider_data between CONNECT_REQUEST and accept/reject
+ * @lock: serialises every step; all fields below except noted
+ * @sdev: device
+ * @id: number for traces and debugfs
+ * @dev_entry: in the device's endpoint list (sdev->cep_lock)
+ * @state: where the endpoint is (read locklessly by debugfs)
+ * @active: this side sent the MPA Request
+ * @sock: the TCP socket, until the endpoint closes
+ * @saved_data_ready: the socket's callbacks before ours
+ * @saved_state_change: likewise
+ * @pending: SIW2_CEPF_* bits, set from any context
+ * @work: runs the pending bits
+ * @timer: limits the current step
+ * @deadline: when the current step's time is up
+ * @cm_id: the IWCM id events go to; holds a reference
+ * @listener: passive: the listener, until the Request is handed over
+ * @children: listener: passive endpoints still reading their Request
+ * @child_lock: protects @children (spinlock: taken under a child's lock)
+ * @child: entry in the listener's @children
+ * @ulp_ref: the IWCM holds this endpoint as provider_data
+ * @qp: the QP, referenced, from iw_connect/iw_accept until close
+ * @laddr: local address
+ * @raddr: remote address
+ * @req: the Request (sent or received); @req.pd points into @req_buf
+ * @req_buf: the Request's bytes
+ * @rbuf: receive buffer
+ * @rlen: bytes in @rbuf
+ * @rframe: length of the MPA frame being read, once its header is in
+ * @conn: what the MPA exchange settled
+ * @crc_sent: this side's C flag (CRC applies from the first FPDU on)
+ * @abortive: close with RST rather than FIN
+ */
+struct siw2_cep {
+	struct kref ref;
+	struct mutex lock; /* every step of the endpoint */
+	struct siw2_device *sdev;
+	u32 id;
+	struct list_head dev_entry;
+	enum siw2_cep_state state;
+	bool active;
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	unsigned long pending;
+	struct work_struct work;
+	struct timer_list timer;
+	unsigned long deadline;
+	struct iw_cm_id *cm_id;
+	struct siw2_cep *listener;
+	struct list_head children;
+	spinlock_t child_lock; /* @children */
+	struct list_head child;
+	bool ulp_ref;
+	struct siw2_qp *qp;
+	struct sockaddr_storage laddr;
+	struct sockaddr_storage raddr;
+	struct siw2_mpa_frame req;
+	u8 req_buf[SIW2_MPA_FRAME_MAX];
+	u8 rbuf[SIW2_MPA_FRAME_MAX];
+	size_t rlen;
+	size_t rframe;
+	struct siw2_mpa_conn conn;
+	bool crc_sent;
+	bool abortive;
+};
+
+/* The local MPA policy: module parameters, defined in siw2_iwcm.c. */
+extern unsigned int siw2_mpa_crc;
+extern unsigned int siw2_mpa_rev;
+extern bool siw2_peer_to_peer;
+extern unsigned int siw2_rtr_forms;
+extern unsigned int siw2_mpa_caps;
+extern unsigned int siw2_mpa_timeout_ms;
+
+extern struct workqueue_struct *siw2_cm_wq;
+
+struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev);
+void siw2_cep_kick(struct siw2_cep *cep, int bit);
+bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev);
+void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev,
+		    int status, const struct siw2_mpa_frame *rep);
+void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
+		     enum siw2_cep_event ev, int status,
+		     const struct siw2_mpa_frame *rep);
+void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
+		    void (*data_ready)(struct sock *sk),
+		    void (*state_change)(struct sock *sk));
+int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len);
+int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len);
+int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev);
+void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
+		     int status, const struct siw2_mpa_frame *pd);
+void siw2_cep_drop_cm_id(struct siw2_cep *cep);
+u16 siw2_dev_max_ird(void);
+
+#endif /* _SIW2_CEP_H */
