@@ -176,6 +176,93 @@ static void check_crc_errors_base_mpa_9(struct kunit *test)
 	}
 }
 
+/* RFC 6581 9: a Read RTR is answered with a zero-length Read Response. */
+static void read_resp0_layout(struct kunit *test)
+{
+	u8 buf[32];
+	size_t len;
+	u32 stag;
+	u64 to;
+	int n;
+
+	n = siw2_fpdu_read_resp0(buf, sizeof(buf), 0x12345678,
+				 0x1122334455667788ULL, true);
+	KUNIT_ASSERT_EQ(test, n, 20);
+	/* ULPDU_Length 14, T=1 L=1 DV=1 RV=1 opcode 2, STag, TO. */
+	KUNIT_EXPECT_EQ(test, buf[0], 0x00);
+	KUNIT_EXPECT_EQ(test, buf[1], 0x0e);
+	KUNIT_EXPECT_EQ(test, buf[2], 0xc1);
+	KUNIT_EXPECT_EQ(test, buf[3], 0x42);
+	KUNIT_EXPECT_EQ(test, buf[4], 0x12);
+	KUNIT_EXPECT_EQ(test, buf[7], 0x78);
+	KUNIT_EXPECT_EQ(test, buf[8], 0x11);
+	KUNIT_EXPECT_EQ(test, buf[15], 0x88);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_check(buf, n, true, &len), SIW2_FPDU_OK);
+	KUNIT_EXPECT_EQ(test, len, 20);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, n, &stag, &to),
+			SIW2_FPDU_READ_RESP0);
+	KUNIT_EXPECT_EQ(test, stag, 0x12345678);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_read_resp0(buf, 19, 1, 0, true), -ENOSPC);
+}
+
+/* MPA2-P2P-15: only the exact zero-length RTR forms are recognised. */
+static void classify_rtr_mpa2_p2p_15(struct kunit *test)
+{
+	u8 buf[64];
+	u32 stag = 0;
+	u64 to = 0;
+
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(rtr_write_img, sizeof(rtr_write_img),
+						     &stag, &to), SIW2_FPDU_WRITE_RTR);
+	KUNIT_EXPECT_EQ(test, stag, 1);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(rtr_read_img, sizeof(rtr_read_img),
+						     &stag, &to), SIW2_FPDU_READ_RTR);
+	KUNIT_EXPECT_EQ(test, stag, 1);
+	KUNIT_EXPECT_EQ(test, to, 0);
+	/* Built by the encoders, with and without CRC. */
+	KUNIT_ASSERT_GT(test, siw2_fpdu_rtr_write(buf, sizeof(buf), false), 0);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 20, &stag, &to),
+			SIW2_FPDU_WRITE_RTR);
+	KUNIT_ASSERT_GT(test, siw2_fpdu_rtr_read(buf, sizeof(buf), false), 0);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 52, &stag, &to),
+			SIW2_FPDU_READ_RTR);
+
+	/* A Write that is not the last segment is no RTR. */
+	memcpy(buf, rtr_write_img, sizeof(rtr_write_img));
+	buf[2] &= ~0x40;
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 20, &stag, &to), SIW2_FPDU_OTHER);
+	/* RV 2 is not an RTR: it precedes any use of RDMAP v2. */
+	memcpy(buf, rtr_write_img, sizeof(rtr_write_img));
+	buf[3] = 0x80;
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 20, &stag, &to), SIW2_FPDU_OTHER);
+	/* A Send of 14 octets is no RTR either. */
+	memcpy(buf, rtr_write_img, sizeof(rtr_write_img));
+	buf[2] = 0x41;
+	buf[3] = 0x43;
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 20, &stag, &to), SIW2_FPDU_OTHER);
+	/* A Read Request for data, or with another MSN, QN or MO. */
+	memcpy(buf, rtr_read_img, sizeof(rtr_read_img));
+	buf[35] = 0x01;		/* RDMARDSZ = 1 */
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 52, &stag, &to), SIW2_FPDU_OTHER);
+	memcpy(buf, rtr_read_img, sizeof(rtr_read_img));
+	buf[15] = 0x02;		/* MSN 2 */
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 52, &stag, &to), SIW2_FPDU_OTHER);
+	memcpy(buf, rtr_read_img, sizeof(rtr_read_img));
+	buf[11] = 0x00;		/* QN 0 */
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 52, &stag, &to), SIW2_FPDU_OTHER);
+	memcpy(buf, rtr_read_img, sizeof(rtr_read_img));
+	buf[19] = 0x04;		/* MO 4 */
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 52, &stag, &to), SIW2_FPDU_OTHER);
+	/* Other lengths, and too few bytes. */
+	memcpy(buf, rtr_write_img, sizeof(rtr_write_img));
+	buf[1] = 0x10;
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(buf, 24, &stag, &to), SIW2_FPDU_OTHER);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(rtr_write_img, 3, &stag, &to),
+			SIW2_FPDU_OTHER);
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_classify_rtr(rtr_read_img, 30, &stag, &to),
+			SIW2_FPDU_OTHER);
+}
+
 static struct kunit_case siw2_fpdu_cases[] = {
 	KUNIT_CASE(crc_check_value_base_mpa_9),
 	KUNIT_CASE(rtr_write_image),
@@ -187,6 +274,8 @@ static struct kunit_case siw2_fpdu_cases[] = {
 	KUNIT_CASE(check_complete_and_truncated),
 	KUNIT_CASE(check_stops_at_fpdu_end),
 	KUNIT_CASE(check_crc_errors_base_mpa_9),
+	KUNIT_CASE(read_resp0_layout),
+	KUNIT_CASE(classify_rtr_mpa2_p2p_15),
 	{}
 };
 
