@@ -322,6 +322,27 @@ static int siw2_cep_recv(struct siw2_cep *cep, size_t want)
 	return 0;
 }
 
+/*
+ * Drop what the peer sent and we will not read, so that closing sends a
+ * FIN behind the Terminate rather than an RST that may overtake it.
+ * Bounded: a peer that keeps sending gets the RST.
+ */
+static void siw2_cep_discard(struct siw2_cep *cep)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec iov;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		iov.iov_base = cep->rbuf;
+		iov.iov_len = sizeof(cep->rbuf);
+		if (kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
+				   MSG_DONTWAIT) <= 0)
+			break;
+	}
+	cep->rlen = 0;
+}
+
 static void siw2_cep_send_term(struct siw2_cep *cep, u8 layer, u8 etype,
 			       u8 code, bool crc)
 {
@@ -487,6 +508,7 @@ static void siw2_cep_proto(struct siw2_cep *cep, u8 layer, u8 etype, u8 code,
 			   bool crc, int status)
 {
 	siw2_cep_send_term(cep, layer, etype, code, crc);
+	siw2_cep_discard(cep);
 	siw2_cep_close(cep, SIW2_CEV_PROTO, status, NULL);
 }
 
@@ -665,14 +687,17 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 	siw2_cep_step(cep, SIW2_CEV_REQ);
 
 	/*
-	 * The peer's IRD/ORD seen from this side (DEC-2, MPA2-IRD-1); without
-	 * enhanced data (or with 0x3FFF) the ULP decides, up to the maxima.
+	 * The peer's IRD/ORD, seen from this side as the IB CM reports them
+	 * (DEC-2, MPA2-IRD-1): rdma_cm turns event.ird into initiator_depth
+	 * (this side may issue as many Reads as the peer's IRD) and event.ord
+	 * into responder_resources (the peer's ORD). Without enhanced data
+	 * (or with 0x3FFF) the ULP decides, up to the maxima.
 	 */
 	siw2_cep_event_init(cep, &ev, IW_CM_EVENT_CONNECT_REQUEST, 0);
 	if (req->enhanced && req->ird != SIW2_MPA_V2_NO_NEG &&
 	    req->ord != SIW2_MPA_V2_NO_NEG) {
-		ev.ird = siw2_u8(req->ord);
-		ev.ord = siw2_u8(req->ird);
+		ev.ird = siw2_u8(req->ird);
+		ev.ord = siw2_u8(req->ord);
 	} else {
 		ev.ird = SIW2_MAX_IRD;
 		ev.ord = SIW2_MAX_ORD;

@@ -227,9 +227,10 @@ int siw2_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		req->caps = READ_ONCE(siw2_mpa_caps);
 		req->p2p = READ_ONCE(siw2_peer_to_peer);
 		req->rtr = req->p2p ? READ_ONCE(siw2_rtr_forms) : 0;
-		req->ird = param->ird;
-		req->ord = param->ord;
 	}
+	/* Rev 1 carries no IRD/ORD: the ULP's values then stand. */
+	req->ird = param->ird;
+	req->ord = param->ord;
 	req->pd = param->private_data;
 	req->pd_len = param->private_data_len;
 	len = siw2_mpa_encode(req, cep->req_buf, sizeof(cep->req_buf));

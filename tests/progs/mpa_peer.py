@@ -47,13 +47,23 @@ Request options (client): --rev 1|2 --s 0|1 --crc --p2p --rtr LIST (write,
   read, fpdu; default write,read with --p2p) --ird N --ord N --caps MASK
   (low nibble of the flags octet: 0x4 RDMAP v2, 0x2 Commit) --pd-len N (ULP
   private data bytes after the 4 enhanced bytes) --send-rtr
-  auto|write|read|none (after an accepting Reply in p2p mode; auto = write if
-  the Reply allows it, else read) --sink-stag/--sink-to (of the Read RTR)
+  auto|write|read|none|send|garbage (the first FPDU after an accepting Reply;
+  auto = in p2p mode the Write RTR if the Reply allows it, else the Read RTR,
+  and nothing without p2p; send = a 40-byte RDMA Send FPDU with 16 payload
+  bytes, garbage = 40 octets of 0xa5, i.e. a length field of 0xa5a5: two
+  first FPDUs that are no RTR) --sink-stag/--sink-to (of the Read RTR)
   --hold SECS (keep the connection open, printing what arrives).
 Reply options (server): --rev --s --crc --caps --ird --ord --rtr --pd-len
   override the echoed values; --strict-stag (the Write RTR STag must be 1; by
-  default any STag is allowed, as RFC 6581 says); --accept-timeout SECS.
-Both: --timeout SECS (10) --tolerance SECS (0.5) --key STR --timestamps.
+  default any STag is allowed, as RFC 6581 says); --accept-timeout SECS;
+  --read-resp ok|none|bad-stag (answer a Read RTR with the zero-length Read
+  Response (ok), not at all (none: silent-close-after then counts from the
+  RTR), or with one whose STag is the sink STag + 1).
+Both: --timeout SECS (10) --tolerance SECS (0.5) --key STR --timestamps
+  --pd-pattern mpa|cmtest (ULP private data byte i of N: 0xa0 + i (mpa), or
+  (i * 7 + N) & 0xff as tests/progs/siw2_cmtest.c sends and checks it)
+  --corrupt-crc (invert the CRC field of the first FPDU we send: the RTR,
+  the client's first FPDU, or the server's Read Response).
 Built-in checks (fail even with --expect none): a bad CRC where CRC was
   negotiated, an RTR or Read Response that is not byte-exact, an FPDU from
   the Responder before the Initiator's first FPDU (MPA fencing), and (server)
@@ -67,20 +77,30 @@ Expectations (--expect, default none = only the built-in checks):
   rtr:write / rtr:read    (server) that RTR arrives, byte-exact
   silent-close-after:SECS no byte after our last send (server: after the
                           Request), closed after SECS (-tolerance) at the
-                          earliest; the wait is SECS + --timeout
+                          earliest; the wait is SECS + --timeout.  The
+                          clock restarts when an accepting Reply arrives
+                          (client) or the RTR has been read (server, with
+                          --read-resp none): the peer's timeout then runs
+                          from there
+  rst-after-fin:SECS      (server) after the exchange the peer sends FIN;
+                          we never answer it (no FIN from us: the
+                          connection stays half open), and the peer resets
+                          it no earlier than SECS (-tolerance) after its
+                          FIN; the wait is SECS + --timeout
 Output: one line per observation; the last line is "PASS: why" or
 "FAIL: why".  Exit 0 = the expectation held, 1 = it did not, 2 = usage error.
 """
 
 import argparse
 import os
-import random
 import select
 import socket
 import struct
-import subprocess
 import sys
 import time
+
+# random and subprocess are imported where needed: every process start
+# counts under TCG.
 
 # --------------------------------------------------------------------------
 # CRC32c (Castagnoli, reflected polynomial 0x82F63B78), table-driven.
@@ -428,6 +448,27 @@ class Conn:
         except OSError:
             pass
 
+    def watch_reset(self, deadline):
+        """After the peer's FIN (recv() then only returns 0): poll the TCP
+        state until the connection is gone (the peer's RST) or deadline."""
+        self.reset_at = None
+        while time.monotonic() < deadline:
+            try:
+                state = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+            except OSError as e:
+                self.out("TCP_INFO failed: %s" % e.strerror)
+                return
+            if state == 7:          # TCP_CLOSE
+                self.reset_at = time.monotonic()
+                err = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                self.reset_err = os.strerror(err) if err else "no error"
+                self.out("connection gone after %.3fs from the peer's FIN (%s)" %
+                         (self.reset_at - self.closed_at, self.reset_err))
+                return
+            time.sleep(0.02)
+        self.out("still half open at the deadline (%.1fs after the peer's FIN)" %
+                 (time.monotonic() - self.closed_at))
+
 
 class Session:
     """Shared observation logic of both roles."""
@@ -548,6 +589,12 @@ def parse_expect(s):
         return ("term", (l, e, c))
     if s in ("rtr:write", "rtr:read"):
         return ("rtr", s[4:])
+    if s.startswith("rst-after-fin"):
+        v = s[len("rst-after-fin"):].lstrip(":= ")
+        try:
+            return ("rst-after-fin", float(v))
+        except ValueError:
+            raise argparse.ArgumentTypeError("rst-after-fin:SECS")
     if s.startswith("silent-close-after"):
         v = s[len("silent-close-after"):].lstrip(":= ")
         try:
@@ -589,6 +636,19 @@ def judge(sess, conn, kind, arg, role, extra_ok=None):
         if dt < arg - sess.a.tolerance:
             return False, "closed after %.3fs, expected at least %.1fs" % (dt, arg)
         return True, "silent close (%s) after %.3fs (expected %.1fs)" % (conn.closed, dt, arg)
+    if kind == "rst-after-fin":
+        if conn.closed != "fin":
+            return False, "the peer did not send FIN (%s)" % (conn.closed or "still open")
+        if getattr(conn, "reset_at", None) is None:
+            return False, "no RST within %.1fs after the peer's FIN" % (arg + sess.a.timeout)
+        dt = conn.reset_at - conn.closed_at
+        # An RST in CLOSE_WAIT sets EPIPE, elsewhere ECONNRESET (tcp_reset()).
+        if conn.reset_err not in (os.strerror(104), os.strerror(32)):
+            return False, "connection ended %.3fs after the FIN, but not by RST (%s)" % (
+                dt, conn.reset_err)
+        if dt < arg - sess.a.tolerance:
+            return False, "RST %.3fs after the FIN, expected at least %.1fs" % (dt, arg)
+        return True, "FIN, then (ours withheld) RST %.3fs later (expected %.1fs)" % (dt, arg)
     if extra_ok:
         return extra_ok(kind, arg)
     return False, "expectation %s does not apply to the %s role" % (kind, role)
@@ -610,14 +670,26 @@ def rtr_list(s):
     return out
 
 
-def ulp_pd(n):
+def ulp_pd(n, pattern="mpa"):
+    if pattern == "cmtest":
+        return bytes((i * 7 + n) & 0xFF for i in range(n))
     return bytes((0xA0 + i) & 0xFF for i in range(n))
+
+
+def corrupt_crc(fpdu):
+    """The FPDU with its CRC field inverted."""
+    return fpdu[:-4] + bytes(x ^ 0xFF for x in fpdu[-4:])
+
+
+def build_send(payload=bytes(range(16)), msn=1, crc=True):
+    """An RDMA Send (untagged, QN 0): with 16 payload bytes a 40-byte FPDU."""
+    return build_fpdu(ddp_untagged(0x3, QN_SEND, msn, 0) + payload, crc)
 
 
 def client_request(a):
     s = a.s if a.s is not None else (1 if a.rev >= 2 else 0)
     rtr = a.rtr if a.rtr is not None else (["write", "read"] if a.p2p else [])
-    pd = (enh_data(a.ird, a.ord, a.p2p, rtr) if s else b"") + ulp_pd(a.pd_len)
+    pd = (enh_data(a.ird, a.ord, a.p2p, rtr) if s else b"") + ulp_pd(a.pd_len, a.pd_pattern)
     fields = dict(rev=a.rev, c=a.crc, s=s, caps=a.caps, pd=pd)
     key = KEY_REQ
     sc = a.scenario
@@ -655,6 +727,7 @@ def run_client(a, out):
     sc = a.scenario
     req = client_request(a)
     if sc == "garbage":
+        import random
         rng = random.Random(a.seed) if a.seed is not None else random.SystemRandom()
         data = bytes(rng.randrange(256) for _ in range(64))
     elif sc in ("half", "half-wait"):
@@ -683,6 +756,10 @@ def run_client(a, out):
         deadline = conn.mark + arg + a.timeout
     rep = sess.read_rr(conn, deadline, "reply")
     reply_info = {"rep": rep}
+    if rep is not None and kind == "silent-close-after":
+        # The peer's next timeout (e.g. for the RTR) runs from its Reply.
+        conn.set_mark()
+        deadline = conn.mark + arg + a.timeout
     if rep is not None:
         if rep["key"] != KEY_REP:
             sess.out("reply key is not \"MPA ID Rep Frame\"")
@@ -738,6 +815,17 @@ def client_accepted(a, sess, conn, rep, req):
     if rq["enh"] and rq["enh"]["p2p"] and rep["enh"] and not rep["enh"]["p2p"]:
         out("note: Reply clears A (p2p) although the Request set it")
     choice = a.send_rtr
+    if choice in ("send", "garbage"):
+        if choice == "send":
+            f = build_send(crc=sess.crc_on)
+        else:
+            f = bytes([0xA5]) * 40
+        if a.corrupt_crc:
+            f = corrupt_crc(f)
+        if conn.send(f, choice):
+            sess.sent_fpdu = True
+            out("sent %s %d bytes: %s" % (choice, len(f), hexs(f)))
+        return
     if choice == "auto":
         if not p2p:
             choice = "none"
@@ -753,19 +841,29 @@ def client_accepted(a, sess, conn, rep, req):
         return
     if choice == "write":
         f = build_write_rtr(stag=a.sink_stag, crc=sess.crc_on)
+        if a.corrupt_crc:
+            f = corrupt_crc(f)
+            out("CRC field inverted (--corrupt-crc)")
         if conn.send(f, "write RTR"):
             sess.sent_fpdu = True
             out("sent write-rtr %d bytes: %s" % (len(f), hexs(f)))
         return
     f = build_read_rtr(sink_stag=a.sink_stag, sink_to=a.sink_to, src_stag=a.src_stag,
                        src_to=0, crc=sess.crc_on)
+    if a.corrupt_crc:
+        f = corrupt_crc(f)
+        out("CRC field inverted (--corrupt-crc)")
     if not conn.send(f, "read RTR"):
         return
     sess.sent_fpdu = True
     out("sent read-rtr %d bytes: %s" % (len(f), hexs(f)))
     d = sess.next_fpdu(conn, time.monotonic() + a.timeout)
     if d is None:
-        sess.error("no Read Response to the Read RTR")
+        if a.expect[0] not in ("closed", "term", "silent-close-after"):
+            sess.error("no Read Response to the Read RTR")
+        return
+    if d["term"] is not None and a.expect[0] == "term":
+        out("Terminate instead of a Read Response")
         return
     want = build_read_resp(a.sink_stag, a.sink_to, crc=sess.crc_on)
     got = d["raw"]
@@ -819,7 +917,8 @@ def server_reply(a, rq):
         p2p, rtr = True, ["fpdu"]
     elif sc == "ord-too-big":
         ord_ = 0x3000
-    pd = (enh_data(ird, ord_, p2p, rtr if p2p else []) if s else b"") + ulp_pd(a.pd_len)
+    pd = (enh_data(ird, ord_, p2p, rtr if p2p else []) if s else b"") + \
+        ulp_pd(a.pd_len, a.pd_pattern)
     frame = build_rr(key, rev=rev, m=m, c=crc, r=r, s=s, caps=a.caps, pd=pd)
     return frame, {"crc": crc, "p2p": p2p and s == 1, "rtr": rtr, "m": m, "r": r}
 
@@ -881,6 +980,11 @@ def run_server(a, out):
         if kind in ("closed", "term", "silent-close-after"):
             sess.wait_close(conn, conn.mark + a.timeout +
                             (arg if kind == "silent-close-after" else 0))
+        elif kind == "rst-after-fin":
+            sess.wait_close(conn, time.monotonic() + a.timeout)
+            if conn.closed == "fin":
+                out("not answering the peer's FIN")
+                conn.watch_reset(conn.closed_at + arg + a.timeout)
         else:
             sess.hold(conn)
     if not conn.closed:
@@ -933,9 +1037,17 @@ def server_rtr(a, sess, conn, rq, ri, info):
         out("note: CRC not negotiated, RTR CRC field 0x%08x" % d["crc_wire"])
     out("rtr ok form=%s" % form)
     if form == "read":
-        resp = build_read_resp(d["sink_stag"], d["sink_to"], crc=crc_on)
-        if conn.send(resp, "read response"):
-            out("sent read-resp %d bytes: %s" % (len(resp), hexs(resp)))
+        if a.read_resp == "none":
+            out("not answering the Read RTR (--read-resp none)")
+            conn.set_mark()
+        else:
+            stag = d["sink_stag"] + (1 if a.read_resp == "bad-stag" else 0)
+            resp = build_read_resp(stag & 0xFFFFFFFF, d["sink_to"], crc=crc_on)
+            if a.corrupt_crc:
+                resp = corrupt_crc(resp)
+                out("CRC field inverted (--corrupt-crc)")
+            if conn.send(resp, "read response"):
+                out("sent read-resp %d bytes: %s" % (len(resp), hexs(resp)))
     info["rtr_ok"] = form
 
 
@@ -1064,6 +1176,12 @@ def selftest(a, out):
           term_codes(sw, "siw") == [(2, 0, 4)] and (2, 0, 4) in term_codes(sw, "any"))
     nocrc = build_terminate(2, 0, 4, crc=False)
     check("terminate without CRC", nocrc[-4:] == bytes(4) and decode_fpdu(nocrc)["crc"] == "zero")
+    snd = decode_fpdu(build_send(crc=True))
+    check("send FPDU: 40 bytes, QN 0 MSN 1, 16 payload bytes",
+          len(build_send()) == 40 and (snd["op"], snd["qn"], snd["msn"], snd["payload"], snd["crc"]) ==
+          (3, 0, 1, 16, "ok"), snd["text"])
+    check("corrupt CRC", decode_fpdu(corrupt_crc(build_write_rtr()))["crc"] == "bad")
+    check("cmtest private data pattern", ulp_pd(8, "cmtest") == bytes.fromhex("080f161d242b3239"))
 
     # The digest itself, if it can be found: every 1.4 image carries a valid
     # CRC (FPDUs), and the five images above match it byte for byte.
@@ -1097,6 +1215,7 @@ def selftest(a, out):
 
 def loopback_tests(out, check):
     """Client against server over 127.0.0.1: the CLI end to end."""
+    import subprocess
     me = [sys.executable, os.path.abspath(__file__)]
     cases = [
         # (name, server args, client args, server rc, client rc)
@@ -1116,6 +1235,11 @@ def loopback_tests(out, check):
          ["--scenario", "silence", "--expect", "silent-close-after:1"], 1, 0),
         ("term expectation fails on plain close", ["--scenario", "close"],
          ["--expect", "term:2/0/4"], 0, 1),
+        ("a Send as first p2p FPDU is no RTR", ["--scenario", "valid", "--expect", "rtr:write"],
+         ["--p2p", "--send-rtr", "send"], 1, 0),
+        ("Read Response with a wrong STag", ["--scenario", "valid", "--rtr", "read",
+                                             "--read-resp", "bad-stag"],
+         ["--p2p", "--expect", "accept"], 0, 1),
     ]
     for name, sargs, cargs, src_want, crc_want in cases:
         srv = subprocess.Popen(me + ["server", "0", "--bind", "127.0.0.1"] + sargs,
@@ -1171,7 +1295,8 @@ def common(p, role):
                    help="deadline of every wait in seconds (default 10)")
     p.add_argument("--expect", type=parse_expect, default=("none", None),
                    help="closed | term:L/E/C | silent-close-after:SECS | " +
-                   ("reject | accept" if role == "client" else "rtr:write | rtr:read"))
+                   ("reject | accept" if role == "client" else
+                    "rtr:write | rtr:read | rst-after-fin:SECS"))
     p.add_argument("--tolerance", type=float, default=0.5,
                    help="silent-close-after: how much earlier the close may come (0.5 s)")
     p.add_argument("--hold", type=float, default=0.0,
@@ -1184,6 +1309,10 @@ def common(p, role):
     p.add_argument("--rtr", type=rtr_list, default=None,
                    help="RTR forms: list of write,read,fpdu or none")
     p.add_argument("--timestamps", action="store_true", help="prefix lines with elapsed time")
+    p.add_argument("--pd-pattern", choices=["mpa", "cmtest"], default="mpa",
+                   help="ULP private data: 0xa0 + i (mpa) or (i * 7 + N) & 0xff (cmtest)")
+    p.add_argument("--corrupt-crc", action="store_true",
+                   help="invert the CRC field of the first FPDU we send")
     p.add_argument("--term-order", choices=["rfc", "siw", "any"], default="rfc",
                    help="term:L/E/C matches the RFC 5040 layout (default), Linux siw's "
                    "nibble-swapped one, or either")
@@ -1203,7 +1332,8 @@ def main(argv):
     c.add_argument("--p2p", action="store_true", help="set A (peer-to-peer)")
     c.add_argument("--ird", type=intarg, default=16)
     c.add_argument("--ord", type=intarg, default=16)
-    c.add_argument("--send-rtr", choices=["auto", "write", "read", "none"], default="auto")
+    c.add_argument("--send-rtr", choices=["auto", "write", "read", "none", "send", "garbage"],
+                   default="auto")
     c.add_argument("--sink-stag", type=intarg, default=1)
     c.add_argument("--sink-to", type=intarg, default=0)
     c.add_argument("--src-stag", type=intarg, default=1)
@@ -1219,6 +1349,8 @@ def main(argv):
     s.add_argument("--accept-timeout", type=float, default=None,
                    help="wait for the connection this long (default --timeout)")
     s.add_argument("--strict-stag", action="store_true", help="write RTR STag must be 1")
+    s.add_argument("--read-resp", choices=["ok", "none", "bad-stag"], default="ok",
+                   help="answer to a Read RTR: the Read Response, none, or one with a wrong STag")
     t = sub.add_parser("selftest", help="check CRC32c, builders and parsers")
     t.add_argument("--digest", default=None, help="DIGEST.md to cross-check the images with")
     t.add_argument("--no-net", action="store_true", help="skip the loopback client/server runs")
@@ -1233,8 +1365,8 @@ def main(argv):
         p.error("bad --timeout/--hold/--pd-len")
     kind = a.expect[0]
     if a.role == "client":
-        if kind == "rtr":
-            p.error("--expect rtr:* is for the server role")
+        if kind in ("rtr", "rst-after-fin"):
+            p.error("--expect %s is for the server role" % kind)
         if not 0 <= a.ird <= E_MASK or not 0 <= a.ord <= E_MASK:
             p.error("--ird/--ord are 14-bit values")
         return run_client(a, out)
