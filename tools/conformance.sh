@@ -11,7 +11,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DIGEST=${SIW2_DIGEST:-$TOP/../shared/specs/DIGEST.md}
 MATRIX=$TOP/Documentation/conformance.md
-ID_RE='\b(MPA2|EXT|V2|COMMIT|RPCRDMA2|BASE)-[A-Z]+(-[A-Z]*[0-9]+)\b'
+ID_RE='\b(MPA2|EXT|V2|COMMIT|RPCRDMA2|BASE)-[A-Z][A-Z0-9]*(-[A-Z]*[0-9]+)\b'
 
 ids() {
 	grep -oE "$ID_RE" "$DIGEST" | sort -u -V

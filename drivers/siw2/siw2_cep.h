@@ -99,6 +99,7 @@ struct siw2_cep {
 	struct sockaddr_storage laddr;
 	struct sockaddr_storage raddr;
 	struct siw2_mpa_frame req;
+	struct siw2_mpa_frame rep;
 	u8 req_buf[SIW2_MPA_FRAME_MAX];
 	u8 rbuf[SIW2_MPA_FRAME_MAX];
 	size_t rlen;

@@ -836,7 +836,7 @@ static void siw2_cep_got_rtr(struct siw2_cep *cep, bool initiator)
 	if (initiator) {
 		if (!siw2_cep_rdma_mode(cep, SIW2_CEV_RRESP))
 			siw2_cep_upcall(cep, IW_CM_EVENT_CONNECT_REPLY, 0,
-					NULL);
+					&cep->rep);
 		return;
 	}
 	if (kind == SIW2_FPDU_READ_RTR) {
@@ -988,7 +988,15 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 			return;
 		}
 		if (conn.rtr == SIW2_RTR_READ) {
-			/* Established once the Read Response is in. */
+			/*
+			 * Established once the Read Response is in; rbuf will
+			 * hold it, so keep the Reply's private data for the
+			 * CONNECT_REPLY (req_buf is free once the Request went).
+			 */
+			if (rep.pd_len)
+				memcpy(cep->req_buf, rep.pd, rep.pd_len);
+			cep->rep = rep;
+			cep->rep.pd = rep.pd_len ? cep->req_buf : NULL;
 			siw2_cep_step(cep, SIW2_CEV_REP_READ_RTR);
 			siw2_cep_kick(cep, SIW2_CEPF_READ);
 			return;

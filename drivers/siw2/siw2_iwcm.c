@@ -16,6 +16,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <rdma/rdma_cm.h>
 
 #include "siw2.h"
 #include "siw2_cep.h"
@@ -145,6 +146,25 @@ static int siw2_sock_create(struct siw2_device *sdev, int family,
 static struct net *siw2_caller_net(void)
 {
 	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
+}
+
+/*
+ * The namespace of the rdma_cm id behind a listening iw_cm_id: rdma_cm
+ * (cma_iw_listen) passes its rdma_id_private, which begins with the
+ * rdma_cm_id, as context. When rdma_cm extends a wildcard listen to a new
+ * device (cma_add_one), the caller is whoever registers the device, so
+ * the caller's namespace would be wrong. rdma_cm is the only user of
+ * iw_cm in the kernel; the source address it copied into the iw_cm_id
+ * confirms the context is its id before the namespace is trusted.
+ */
+static struct net *siw2_listener_net(struct iw_cm_id *id, int alen)
+{
+	struct rdma_cm_id *rid = id->context;
+
+	if (rid && rid->route.addr.dev_addr.net &&
+	    !memcmp(&rid->route.addr.src_addr, &id->local_addr, alen))
+		return rid->route.addr.dev_addr.net;
+	return siw2_caller_net();
 }
 
 static struct siw2_qp *siw2_qp_lookup(struct siw2_device *sdev, u32 qpn)
@@ -449,7 +469,7 @@ int siw2_iw_create_listen(struct iw_cm_id *id, int backlog)
 	 * the caller, and a socket there would take the port from that
 	 * namespace's own listeners: such a listener stays dormant.
 	 */
-	if (any && !net_eq(dev_net(sdev->netdev), siw2_caller_net())) {
+	if (any && !net_eq(dev_net(sdev->netdev), siw2_listener_net(id, alen))) {
 		mutex_lock(&cep->lock);
 		cep->laddr = *a;
 		id->add_ref(id);

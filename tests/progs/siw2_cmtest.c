@@ -13,12 +13,23 @@
  *
  * Output: the server prints LISTENING once rdma_listen() succeeded, then
  *   REQ pd=<len> initiator_depth=<v> responder_resources=<v>
- * per request; the client prints
+ * per request; both print
  *   EST pd=<len> initiator_depth=<v> responder_resources=<v>
- * per established connection and "REJ status=<s> pd=<len>" per reject;
+ * per established connection (the server its passive ESTABLISHED event),
+ * the client "REJ status=<s> pd=<len>" per reject;
  * an expected failure prints "FAILED event=<E> status=<s> pd=<len>" or
  * "FAILED call=<function> errno=<NAME>", a DISCONNECTED event with a
  * non-zero status "DISC status=<s>".  -v adds every event, timestamped.
+ *
+ * Teardown tests: "--hold SECS" keeps each client connection up until a
+ * DISCONNECTED event (the peer closed) or SECS pass; the client prints
+ * HOLDING when the connection is up, then "HOLD DISCONNECTED status=<s>
+ * after=<ms>" or "HOLD expired after=<ms>" (and then disconnects as
+ * usual).  "--removal-ok" makes RDMA_CM_EVENT_DEVICE_REMOVAL an accepted
+ * outcome instead of a failure: the program prints "REMOVED <what>
+ * after=<ms>", destroys what the device carried (QP, id, CQ, PD; the
+ * listener) and ends with status 0: the client at once, the server once
+ * neither its listener nor any accepted connection is left.
  * Both print a progress line every 100 connections and a summary line
  * "cmtest: client|server N connections ok (...)".  Any failed expectation,
  * unexpected event or timeout prints a "cmtest: FAIL" line and exits 1.
@@ -73,6 +84,8 @@ enum {
 	OPT_ABORT,
 	OPT_EXPECT_FAIL,
 	OPT_RESOLVE_MS,
+	OPT_HOLD,
+	OPT_REMOVAL_OK,
 };
 
 static struct {
@@ -99,6 +112,8 @@ static struct {
 	unsigned long fail_events;	/* bit per rdma_cm event */
 	int fail_errnos[8];		/* synchronous failures */
 	int n_fail_errnos;
+	int hold;		/* --hold: seconds, 0 = off */
+	bool removal_ok;
 	bool quiet;
 	bool verbose;
 } opt = {
@@ -255,9 +270,40 @@ static struct rdma_cm_event *get_event(const char *what)
 	}
 	vlog("event %s status %d id %p", ev_name(ev->event), ev->status,
 	     (void *)ev->id);
-	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL && !opt.removal_ok)
 		fail("RDMA_CM_EVENT_DEVICE_REMOVAL (status %d) while waiting for %s: device went away",
 		     ev->status, what);
+	return ev;
+}
+
+/*
+ * Like get_event(), but a timeout returns NULL instead of failing: the
+ * wait of --hold.  At most @secs seconds.
+ */
+static struct rdma_cm_event *get_event_within(double secs)
+{
+	struct pollfd pfd = { .fd = chan->fd, .events = POLLIN };
+	double deadline = now_s() + secs;
+	struct rdma_cm_event *ev;
+	int ms, n;
+
+	for (;;) {
+		if (!rdma_get_cm_event(chan, &ev))
+			break;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			fail_errno("rdma_get_cm_event");
+		ms = (int)((deadline - now_s()) * 1000);
+		if (ms <= 0)
+			return NULL;
+		n = poll(&pfd, 1, ms);
+		if (n < 0 && errno != EINTR)
+			fail_errno("poll");
+	}
+	vlog("event %s status %d id %p", ev_name(ev->event), ev->status,
+	     (void *)ev->id);
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL && !opt.removal_ok)
+		fail("RDMA_CM_EVENT_DEVICE_REMOVAL (status %d) while holding a connection: device went away",
+		     ev->status);
 	return ev;
 }
 
@@ -314,6 +360,24 @@ static void conn_destroy(struct conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * After DEVICE_REMOVAL: the same order, but failures are reported, not
+ * fatal (the device is gone; libibverbs treats a disassociated context's
+ * destroy as done).
+ */
+static void conn_destroy_removed(struct conn *c)
+{
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->id && rdma_destroy_id(c->id))
+		printf("cleanup: rdma_destroy_id: %s\n", strerror(errno));
+	if (c->cq && ibv_destroy_cq(c->cq))
+		printf("cleanup: ibv_destroy_cq failed\n");
+	if (c->pd && ibv_dealloc_pd(c->pd))
+		printf("cleanup: ibv_dealloc_pd failed\n");
+	memset(c, 0, sizeof(*c));
+}
+
 static void conn_param_init(struct rdma_conn_param *p, const uint8_t *pd,
 			    int pd_len)
 {
@@ -356,6 +420,7 @@ static struct addrinfo *resolve(const char *addr, bool passive)
 /* Server                                                             */
 
 static int srv_live;
+static int srv_removed;
 
 static void srv_request(struct rdma_cm_event *ev, int n)
 {
@@ -414,6 +479,7 @@ static int run_server(void)
 	struct conn *c;
 	int requests = 0, done = 0;
 	double t0 = 0;
+	char where[48];
 
 	ai = resolve(opt.addr ? opt.addr : "0.0.0.0", true);
 	if (rdma_create_id(chan, &lid, NULL, RDMA_PS_TCP))
@@ -426,11 +492,12 @@ static int run_server(void)
 	printf("LISTENING\n");
 	fflush(stdout);
 
-	while (done < opt.count) {
+	/* lid is NULL once its device went away (--removal-ok). */
+	while (done < opt.count && (lid || srv_live)) {
 		ev = get_event(requests < opt.count && !srv_live ?
 			       "CONNECT_REQUEST" :
 			       "ESTABLISHED/DISCONNECTED/CONNECT_REQUEST");
-		c = ev->id ? ev->id->context : NULL;
+		c = ev->id && ev->id != lid ? ev->id->context : NULL;
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			if (!requests)
@@ -447,10 +514,19 @@ static int run_server(void)
 			if (!c || c->established)
 				unexpected(ev, "DISCONNECTED");
 			c->established = true;
-			vlog("passive ESTABLISHED pd=%u initiator_depth=%u responder_resources=%u",
-			     ev->param.conn.private_data_len,
-			     ev->param.conn.initiator_depth,
-			     ev->param.conn.responder_resources);
+			if (!opt.quiet)
+				printf("EST pd=%u initiator_depth=%u responder_resources=%u\n",
+				       ev->param.conn.private_data_len,
+				       ev->param.conn.initiator_depth,
+				       ev->param.conn.responder_resources);
+			snprintf(where, sizeof(where), "passive connection %d",
+				 requests);
+			check_rd(where, "responder_resources (IRD)",
+				 ev->param.conn.responder_resources,
+				 opt.exp_est_ird);
+			check_rd(where, "initiator_depth (ORD)",
+				 ev->param.conn.initiator_depth,
+				 opt.exp_est_ord);
 			rdma_ack_cm_event(ev);
 			if (opt.server_disconnects) {
 				c->disconnect_sent = true;
@@ -473,12 +549,43 @@ static int run_server(void)
 			done++;
 			progress(done, t0);
 			break;
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			/* Only with --removal-ok (get_event). */
+			if (ev->id == lid) {
+				printf("REMOVED listener after=%.0f\n",
+				       (now_s() - t_start) * 1000);
+				rdma_ack_cm_event(ev);
+				if (rdma_destroy_id(lid))
+					printf("cleanup: rdma_destroy_id (listener): %s\n",
+					       strerror(errno));
+				lid = NULL;
+				break;
+			}
+			if (!c)
+				unexpected(ev, "ESTABLISHED/DISCONNECTED");
+			printf("REMOVED connection %s after=%.0f\n",
+			       c->established ? "established" : "accepting",
+			       (now_s() - t_start) * 1000);
+			rdma_ack_cm_event(ev);
+			conn_destroy_removed(c);
+			free(c);
+			srv_live--;
+			srv_removed++;
+			done++;
+			break;
 		default:
 			unexpected(ev, "CONNECT_REQUEST/ESTABLISHED/DISCONNECTED");
 		}
 	}
-	if (rdma_destroy_id(lid))
+	if (lid && rdma_destroy_id(lid))
 		fail_errno("rdma_destroy_id (listener)");
+	if (!lid || srv_removed) {
+		printf("cmtest: server %d of %d connections done, %d ended by device removal%s (%.3f s)\n",
+		       done, opt.count, srv_removed,
+		       lid ? "" : ", listener removed",
+		       t0 ? now_s() - t0 : 0.0);
+		return 0;
+	}
 	printf("cmtest: server %d connections ok (%s, %.3f s)\n", opt.count,
 	       opt.reject ? "all rejected" : "accepted and disconnected",
 	       t0 ? now_s() - t0 : 0.0);
@@ -522,11 +629,27 @@ static void client_call_failed(const char *call)
 		printf("FAILED call=%s errno=%s\n", call, strerrorname_np(e));
 }
 
+/*
+ * DEVICE_REMOVAL reached the client (--removal-ok): clean up and end.
+ */
+static void client_removed(struct conn *c, struct rdma_cm_event *ev,
+			   const char *what)
+{
+	printf("REMOVED %s after=%.0f\n", what, (now_s() - t_start) * 1000);
+	rdma_ack_cm_event(ev);
+	conn_destroy_removed(c);
+	rdma_destroy_event_channel(chan);
+	printf("cmtest: client ended by device removal\n");
+	exit(0);
+}
+
 /* Wait for a step's event; false if it was the expected failure. */
 static bool client_step(struct conn *c, enum rdma_cm_event_type want)
 {
 	struct rdma_cm_event *ev = get_event(ev_name(want));
 
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		client_removed(c, ev, "connecting");
 	if (ev->id != c->id)
 		unexpected(ev, ev_name(want));
 	if (ev->event != want) {
@@ -534,6 +657,33 @@ static bool client_step(struct conn *c, enum rdma_cm_event_type want)
 		rdma_ack_cm_event(ev);
 		return false;
 	}
+	rdma_ack_cm_event(ev);
+	return true;
+}
+
+/*
+ * --hold: stay connected until the peer disconnects or opt.hold seconds
+ * pass.  True if DISCONNECTED arrived (already acked), false if the time
+ * ran out (the caller then closes as usual).
+ */
+static bool client_hold(struct conn *c)
+{
+	double t0 = now_s();
+	struct rdma_cm_event *ev;
+
+	printf("HOLDING\n");
+	fflush(stdout);
+	ev = get_event_within(opt.hold);
+	if (!ev) {
+		printf("HOLD expired after=%.0f\n", (now_s() - t0) * 1000);
+		return false;
+	}
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		client_removed(c, ev, "established");
+	if (ev->id != c->id || ev->event != RDMA_CM_EVENT_DISCONNECTED)
+		unexpected(ev, "DISCONNECTED (holding)");
+	printf("HOLD DISCONNECTED status=%d after=%.0f\n", ev->status,
+	       (now_s() - t0) * 1000);
 	rdma_ack_cm_event(ev);
 	return true;
 }
@@ -580,6 +730,8 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	}
 
 	ev = get_event("ESTABLISHED");
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		client_removed(&c, ev, "connecting");
 	if (ev->id != c.id)
 		unexpected(ev, "ESTABLISHED");
 	if (ev->event == RDMA_CM_EVENT_REJECTED && opt.expect_reject) {
@@ -614,11 +766,15 @@ static bool client_cycle(struct addrinfo *dst, int n)
 		 ev->param.conn.initiator_depth, opt.exp_est_ord);
 	rdma_ack_cm_event(ev);
 
+	if (opt.hold && client_hold(&c))
+		goto disconnected;
 	if (opt.abort)
 		goto out;	/* no rdma_disconnect: destroying aborts */
 	if (!opt.server_disconnects && rdma_disconnect(c.id))
 		fail_errno("rdma_disconnect");
 	ev = get_event("DISCONNECTED");
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		client_removed(&c, ev, "established");
 	if (ev->id != c.id || ev->event != RDMA_CM_EVENT_DISCONNECTED)
 		unexpected(ev, "DISCONNECTED");
 	if (ev->status)
@@ -626,6 +782,9 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	rdma_ack_cm_event(ev);
 	if (opt.server_disconnects)
 		rdma_disconnect(c.id);	/* completes the close; may fail */
+	goto out;
+disconnected:
+	rdma_disconnect(c.id);	/* the peer closed while we held */
 out:
 	conn_destroy(&c);
 	return ok;
@@ -652,7 +811,7 @@ static int run_client(void)
 		       opt.count, opt.expect_fail, now_s() - t0);
 	else
 		printf("cmtest: client %d connections ok (%s, %.3f s)\n",
-		       opt.count, opt.abort ? "aborted" :
+		       opt.count, opt.hold ? "held" : opt.abort ? "aborted" :
 		       opt.server_disconnects ? "server disconnected" :
 		       "disconnected", now_s() - t0);
 	/* client_cycle() already failed on any outcome but the expected one */
@@ -690,8 +849,9 @@ static void usage(const char *prog, int status)
 		"      --ord Y             conn_param.initiator_depth (default %d; 255 idem)\n"
 		"      --expect-req-ird V  server: request's responder_resources must be V\n"
 		"      --expect-req-ord V  server: request's initiator_depth must be V\n"
-		"      --expect-est-ird V  client: ESTABLISHED responder_resources must be V\n"
-		"      --expect-est-ord V  client: ESTABLISHED initiator_depth must be V\n"
+		"      --expect-est-ird V  ESTABLISHED responder_resources must be V (the\n"
+		"                          server checks its passive ESTABLISHED)\n"
+		"      --expect-est-ord V  ESTABLISHED initiator_depth must be V (idem)\n"
 		"      --server-disconnects  the server calls rdma_disconnect first\n"
 		"      --abort             client: destroy QP and id without rdma_disconnect\n"
 		"      --expect-fail LIST  client: every attempt must end with one of LIST,\n"
@@ -700,6 +860,11 @@ static void usage(const char *prog, int status)
 		"                          errno names of a failing rdma_resolve_addr/\n"
 		"                          rdma_resolve_route/rdma_connect (ECONNREFUSED, ...)\n"
 		"      --resolve-ms MS     client: rdma_resolve_addr/route timeout (default %d)\n"
+		"      --hold SECS         client: once established, wait up to SECS for the\n"
+		"                          peer's disconnect (HOLD DISCONNECTED / HOLD expired),\n"
+		"                          then close as usual\n"
+		"      --removal-ok        DEVICE_REMOVAL ends the program with status 0\n"
+		"                          after cleaning up (REMOVED lines) instead of failing\n"
 		"  -q, --quiet             no per-connection REQ/EST/REJ lines\n"
 		"  -v, --verbose           print every event\n"
 		"Private data byte i of an N-byte block is (i * 7 + N) & 0xff.\n"
@@ -784,6 +949,8 @@ static void parse(int argc, char **argv)
 		{ "abort", no_argument, NULL, OPT_ABORT },
 		{ "expect-fail", required_argument, NULL, OPT_EXPECT_FAIL },
 		{ "resolve-ms", required_argument, NULL, OPT_RESOLVE_MS },
+		{ "hold", required_argument, NULL, OPT_HOLD },
+		{ "removal-ok", no_argument, NULL, OPT_REMOVAL_OK },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char port_buf[8];
@@ -864,6 +1031,12 @@ static void parse(int argc, char **argv)
 			break;
 		case OPT_EXPECT_FAIL:
 			parse_expect_fail(optarg);
+			break;
+		case OPT_HOLD:
+			opt.hold = num_arg("--hold", optarg, 1, 3600);
+			break;
+		case OPT_REMOVAL_OK:
+			opt.removal_ok = true;
 			break;
 		case 'h':
 			usage(argv[0], 0);

@@ -21,6 +21,8 @@
 #   CM_PORT [7480]                    first TCP port; every cm_pair and
 #                                     cm_client call takes the next one
 #   CM_TMO [10]                       siw2_cmtest -t (seconds per event)
+#   CM_RUN_TMO [CM_TMO * 3 + 60]      limit on each program's whole run
+#                                     (timeout(1)); raise it for long loops
 #   CM_PROG [$SIW2_PROGS/siw2_cmtest]
 #   CM_OUT [$SIW2_RESULTS/cm]         output files NAME.srv / NAME.cli
 #   CM_SRV_ENV, CM_CLI_ENV [empty]    extra VAR=value words (env(1))
@@ -69,12 +71,51 @@
 #       wait up to SECS (default 10) for cm_no_resources, else fail
 #   cm_summary
 #       fail if CM_FAILED is not empty, listing the rows
+#   cm_irdord_table
+#       log one line per CM_IRDORD_ROWS row that ran: the IRD/ORD each side
+#       asked for and the initiator_depth/responder_resources pairs of the
+#       server's REQ and ESTABLISHED and of the client's ESTABLISHED
+#   cm_server_start NAME "SRV_ARGS"
+#       like cm_pair's server, but left running in the background (the next
+#       port; output NAME.srv); returns once it printed LISTENING (fails or,
+#       with CM_KEEP_GOING, records and returns 1 otherwise).  One at a
+#       time.  Sets CM_PORT_USED.
+#   cm_server_wait NAME SECS [SRV_RC]
+#       wait up to SECS for that server to exit (killed after that: rc 124);
+#       its status must be SRV_RC (default 0).  Sets CM_SRV_RC.
+#   cm_client_bg NAME "CLI_ARGS"
+#       start "siw2_cmtest -p CM_PORT_USED CLI_ARGS" in CM_CLI_NS in the
+#       background, without timeout(1): CM_CLI_PID is the program itself
+#       (ip netns exec and env exec it), so "kill -9 $CM_CLI_PID" hits it.
+#       Bound its life with --hold.  Output NAME.cli.
+#   cm_client_wait NAME PID SECS [CLI_RC]
+#       wait up to SECS for a background client to exit (killed after that:
+#       rc 124); its status must be CLI_RC (default 0).  Sets CM_CLI_RC.
+#   cm_wait_line NAME srv|cli REGEX SECS
+#       wait up to SECS for a line matching REGEX in the output; return 1
+#       (no failure) on timeout
+#   cm_kill_bg
+#       kill the background server and clients still running (EXIT trap)
+#   siw2_objects_ok IBDEV [KIND=N...]
+#       true if every count in IBDEV's debugfs objects file is 0, except
+#       the KINDs given, which must be N (e.g. ceps=1 for a listener; N "*"
+#       accepts any count)
+#   cm_assert_siw2_objects SECS IBDEV [KIND=N...]
+#       wait up to SECS for siw2_objects_ok, else fail showing the counts
+#       and the device's connections
+#   cm_tcp_quiet NS [LISTEN_N]
+#       true if every TCP socket in namespace NS ("ss -tanH") is in
+#       TIME-WAIT, but for exactly LISTEN_N (default 0) LISTEN sockets
+#   cm_assert_tcp_quiet SECS NS [LISTEN_N]
+#       wait up to SECS for cm_tcp_quiet, else fail showing the sockets
 #
-# CM_IRDORD_ROWS: one row per line, nine words:
-#   NAME CLI_IRD CLI_ORD SRV_IRD SRV_ORD REQ_IRD REQ_ORD EST_IRD EST_ORD
+# CM_IRDORD_ROWS: one row per line, nine or eleven words:
+#   NAME CLI_IRD CLI_ORD SRV_IRD SRV_ORD REQ_IRD REQ_ORD EST_IRD EST_ORD \
+#        [SEST_IRD SEST_ORD]
 # IRD = conn_param.responder_resources, ORD = initiator_depth; REQ_* are
 # what the server must see in CONNECT_REQUEST, EST_* what the client must
-# see in ESTABLISHED ("-" = unchecked).  The default is what Linux siw
+# see in ESTABLISHED, SEST_* what the server must see in its own (passive)
+# ESTABLISHED ("-" or absent = unchecked).  The default is what Linux siw
 # (relaxed IRD/ORD negotiation, MPA v2) does at both ends; see
 # tests/vm/cases/51-cm-siw-baseline.sh.
 #
@@ -150,6 +191,7 @@ _cm_show() {
 }
 
 _cm_srv_alive() { [[ -n $_cm_srv_pid ]] && kill -0 "$_cm_srv_pid" 2>/dev/null; }
+_cm_cli_pids=()
 
 # Killing a backgrounded function would leave the program running (see
 # 50-siw-peer.sh): $! is timeout(1), exec'd by ip netns exec, which passes
@@ -160,7 +202,7 @@ _cm_srv_kill() {
 	wait "$_cm_srv_pid" 2>/dev/null
 	_cm_srv_pid=
 }
-trap _cm_srv_kill EXIT
+trap cm_kill_bg EXIT
 
 _cm_listening() { grep -q '^LISTENING$' "$1" || ! _cm_srv_alive; }
 
@@ -178,7 +220,7 @@ cm_pair() {
 	CM_PORT_USED=$port
 	t0=${EPOCHREALTIME/./}
 	# shellcheck disable=SC2086 # CM_*_ENV: VAR=value words
-	ip netns exec "$CM_SRV_NS" timeout $((CM_TMO * 3 + 60)) \
+	ip netns exec "$CM_SRV_NS" timeout "${CM_RUN_TMO:-$((CM_TMO * 3 + 60))}" \
 		env $CM_SRV_ENV "$CM_PROG" -s -p "$port" -t "$CM_TMO" "${sa[@]}" \
 		>"$so" 2>&1 &
 	_cm_srv_pid=$!
@@ -191,7 +233,7 @@ cm_pair() {
 		return
 	fi
 	# shellcheck disable=SC2086
-	ip netns exec "$CM_CLI_NS" timeout $((CM_TMO * 3 + 60)) \
+	ip netns exec "$CM_CLI_NS" timeout "${CM_RUN_TMO:-$((CM_TMO * 3 + 60))}" \
 		env $CM_CLI_ENV "$CM_PROG" -p "$port" -t "$CM_TMO" "${ca[@]}" \
 		>"$co" 2>&1
 	CM_CLI_RC=$?
@@ -217,7 +259,7 @@ _cm_srv_kill_or_reap() {
 		CM_SRV_RC=124
 		return
 	fi
-	wait "$_cm_srv_pid"
+	wait "$_cm_srv_pid" 2>/dev/null
 	CM_SRV_RC=$?
 	_cm_srv_pid=
 }
@@ -232,7 +274,7 @@ cm_client() {
 	CM_PORT_USED=$port
 	t0=${EPOCHREALTIME/./}
 	# shellcheck disable=SC2086
-	ip netns exec "$CM_CLI_NS" timeout $((CM_TMO * 3 + 60)) \
+	ip netns exec "$CM_CLI_NS" timeout "${CM_RUN_TMO:-$((CM_TMO * 3 + 60))}" \
 		env $CM_CLI_ENV "$CM_PROG" -p "$port" -t "$CM_TMO" "${ca[@]}" \
 		>"$co" 2>&1
 	CM_CLI_RC=$?
@@ -255,6 +297,22 @@ cm_summary() {
 	(( ${#CM_FAILED[@]} == 0 )) && return 0
 	printf 'failed: %s\n' "${CM_FAILED[@]}" >&2
 	fail "${#CM_FAILED[@]} connection test(s) failed, see above"
+}
+
+_cm_pair_of() {
+	sed -n "s/^$1 pd=[0-9]* initiator_depth=\([0-9]*\) responder_resources=\([0-9]*\)\$/\1\/\2/p" "$2"
+}
+
+cm_irdord_table() {
+	local name cird cord sird sord rest
+	while read -r name cird cord sird sord rest; do
+		[[ -n $name && -f $CM_OUT/$name.srv ]] || continue
+		log "$(printf '%-18s client %3s/%-3s server %3s/%-3s (ird/ord) -> REQ %s, server EST %s, client EST %s (initiator_depth/responder_resources)' \
+			"$name" "$cird" "$cord" "$sird" "$sord" \
+			"$(_cm_pair_of REQ "$CM_OUT/$name.srv")" \
+			"$(_cm_pair_of EST "$CM_OUT/$name.srv")" \
+			"$(_cm_pair_of EST "$CM_OUT/$name.cli")")"
+	done <<<"$CM_IRDORD_ROWS"
 }
 
 cm_no_resources() {
@@ -292,7 +350,7 @@ _cm_row() {
 
 cm_matrix() {
 	local a4=$CM_ADDR4 a6=$CM_ADDR6 n
-	local name cird cord sird sord rird rord eird eord sx cx
+	local name cird cord sird sord rird rord eird eord seird seord sx cx
 
 	# Private data both ways: the client sends n bytes, the server checks
 	# them and accepts with n bytes, which the client checks.
@@ -310,11 +368,13 @@ cm_matrix() {
 	done
 
 	# IRD/ORD: what the request and the ESTABLISHED event carry.
-	while read -r name cird cord sird sord rird rord eird eord; do
+	while read -r name cird cord sird sord rird rord eird eord seird seord; do
 		[[ -n $name ]] || continue
 		sx='' cx=''
 		[[ $rird != - ]] && sx+=" --expect-req-ird $rird"
 		[[ $rord != - ]] && sx+=" --expect-req-ord $rord"
+		[[ -n $seird && $seird != - ]] && sx+=" --expect-est-ird $seird"
+		[[ -n $seord && $seord != - ]] && sx+=" --expect-est-ord $seord"
 		[[ $eird != - ]] && cx+=" --expect-est-ird $eird"
 		[[ $eord != - ]] && cx+=" --expect-est-ord $eord"
 		_cm_row "$name" "-a $a4 --ird $sird --ord $sord$sx" \
@@ -344,4 +404,135 @@ cm_matrix() {
 		_cm_row "cycles-$CM_CYCLES" "-a $a4 -q -c $CM_CYCLES -E 32 -R 32" \
 			"-a $a4 -q -c $CM_CYCLES -P 32 -e 32"
 	fi
+}
+
+# --- background programs (teardown cases)
+
+cm_kill_bg() {
+	local p
+	for p in "${_cm_cli_pids[@]}"; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	_cm_cli_pids=()
+	_cm_srv_kill
+}
+
+cm_server_start() {
+	local name=$1 sargs=$2 so=$CM_OUT/$1.srv port
+	local -a sa
+	read -ra sa <<<"$sargs"
+	mkdir -p "$CM_OUT"
+	_cm_srv_kill
+	port=$CM_PORT
+	CM_PORT=$((CM_PORT + 1))
+	CM_PORT_USED=$port
+	# shellcheck disable=SC2086
+	ip netns exec "$CM_SRV_NS" timeout 600 \
+		env $CM_SRV_ENV "$CM_PROG" -s -p "$port" -t "$CM_TMO" "${sa[@]}" \
+		>"$so" 2>&1 &
+	_cm_srv_pid=$!
+	wait_until 20 _cm_listening "$so"
+	if ! grep -q '^LISTENING$' "$so"; then
+		_cm_srv_kill
+		_cm_show "$so"
+		_cm_bad "$name" "server did not print LISTENING (siw2_cmtest -s $sargs)"
+		return
+	fi
+	return 0
+}
+
+cm_server_wait() {
+	local name=$1 secs=$2 want=${3:-0}
+	wait_until "$secs" eval '! _cm_srv_alive' ||
+		echo "cm: $name: server still running after $secs s, killing it" >&2
+	_cm_srv_kill_or_reap
+	if [[ $CM_SRV_RC != "$want" ]]; then
+		_cm_show "$CM_OUT/$name.srv"
+		_cm_bad "$name" "server rc $CM_SRV_RC (want $want)"
+		return
+	fi
+	return 0
+}
+
+cm_client_bg() {
+	local name=$1 cargs=$2
+	local -a ca
+	read -ra ca <<<"$cargs"
+	mkdir -p "$CM_OUT"
+	# shellcheck disable=SC2086
+	ip netns exec "$CM_CLI_NS" env $CM_CLI_ENV "$CM_PROG" \
+		-p "$CM_PORT_USED" -t "$CM_TMO" "${ca[@]}" >"$CM_OUT/$name.cli" 2>&1 &
+	CM_CLI_PID=$!
+	_cm_cli_pids+=("$CM_CLI_PID")
+}
+
+cm_client_wait() {
+	local name=$1 pid=$2 secs=$3 want=${4:-0} p killed=0
+	local -a rest=()
+	wait_until "$secs" eval "! kill -0 $pid 2>/dev/null" || {
+		echo "cm: $name: client still running after $secs s, killing it" >&2
+		kill -9 "$pid" 2>/dev/null
+		killed=1
+	}
+	wait "$pid" 2>/dev/null	# no "Killed" notice
+	CM_CLI_RC=$?
+	(( killed )) && CM_CLI_RC=124
+	for p in "${_cm_cli_pids[@]}"; do
+		[[ $p == "$pid" ]] || rest+=("$p")
+	done
+	_cm_cli_pids=("${rest[@]}")
+	if [[ $CM_CLI_RC != "$want" ]]; then
+		_cm_show "$CM_OUT/$name.cli"
+		_cm_bad "$name" "client rc $CM_CLI_RC (want $want)"
+		return
+	fi
+	return 0
+}
+
+cm_wait_line() {
+	local f=$CM_OUT/$1.$2 re=$3 secs=$4
+	wait_until "$secs" grep -Eq -- "$re" "$f"
+}
+
+# --- leak checks
+
+siw2_objects_ok() {
+	local dev=$1 file=$SIW2_DEBUGFS/$1/objects
+	shift
+	[[ -r $file ]] || return 1
+	awk -v allow=" $* " '
+		{ want = 0
+		  if (index(allow, " " $1 "=* ")) next
+		  if (match(allow, " " $1 "=[0-9]+ ")) {
+			w = substr(allow, RSTART + 1, RLENGTH - 2)
+			sub(/^[^=]*=/, "", w); want = w + 0 }
+		  if ($2 + 0 != want) bad = 1 }
+		END { exit bad }' "$file"
+}
+
+cm_assert_siw2_objects() {
+	local secs=$1 dev=$2
+	shift 2
+	wait_until "$secs" siw2_objects_ok "$dev" "$@" && return 0
+	echo "siw2 objects of $dev (want 0${*:+ except $*}):" >&2
+	sed 's/^/  /' "$SIW2_DEBUGFS/$dev/objects" >&2
+	echo "connections of $dev:" >&2
+	sed 's/^/  /' "$SIW2_DEBUGFS/$dev/connections" >&2
+	fail "siw2 objects left on $dev"
+}
+
+cm_tcp_quiet() {
+	local ns=$1 listen=${2:-0}
+	in_ns "$ns" ss -tanH | awk -v want="$listen" '
+		$1 == "LISTEN" { l++; next }
+		$1 != "TIME-WAIT" { bad = 1 }
+		END { exit bad || l + 0 != want }'
+}
+
+cm_assert_tcp_quiet() {
+	local secs=$1 ns=$2 listen=${3:-0}
+	wait_until "$secs" cm_tcp_quiet "$ns" "$listen" && return 0
+	in_ns "$ns" ss -tanH | sed "s/^/  $ns: /" >&2
+	fail "TCP sockets left in namespace $ns (want only TIME-WAIT and $listen LISTEN)"
 }
