@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit suite for the receive-side DDP/RDMAP header decoder and the
+ * Terminate Control parser (drivers/siw2/siw2_ddp.c). The byte images are
+ * those of ../shared/specs/DIGEST.md section 1.4, plus a Terminate as Linux
+ * siw sends it. Case names cite the requirement or decision they prove.
+ */
+
+#include <kunit/test.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+
+#include "siw2_ddp.h"
+
+/* DIGEST 1.4: zero-length RDMA Write RTR, RV=1, STag 1, TO 0, CRC on. */
+static const u8 rtr_write_img[20] = {
+	0x00, 0x0e, 0xc1, 0x40, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xeb, 0xd3, 0x4c, 0x5f,
+};
+
+/* DIGEST 1.4: zero-length RDMA Read Request RTR, QN 1, MSN 1. */
+static const u8 rtr_read_img[52] = {
+	0x00, 0x2e, 0x41, 0x41, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x27, 0xdb, 0xd7, 0xe7,
+};
+
+/* DIGEST 1.4: Terminate 2/0/0x06 (Insufficient IRD), QN 2, MSN 1. */
+static const u8 term_img[28] = {
+	0x00, 0x16, 0x41, 0x47, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x20, 0x06, 0x00, 0x00,
+	0x65, 0x40, 0xfb, 0x1b,
+};
+
+/* Linux siw's Terminate MPA 2/0/4: Layer in the low nibble (no CRC here). */
+static const u8 siw_term_img[24] = {
+	0x00, 0x16, 0x41, 0x47, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x02, 0x04, 0x00, 0x00,
+};
+
+/* Send, QN 0, MSN 1, MO 0, payload "abcd" (ULPDU only). */
+static const u8 send_ulpdu[22] = {
+	0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+	0x00, 0x00, 0x61, 0x62, 0x63, 0x64,
+};
+
+/* ULPDU offsets of the fields the cases patch. */
+#define O_DDP	0	/* DDP control octet: T L Rsvd DV */
+#define O_RDMAP	1	/* RDMAP control octet: RV Rsv Opcode */
+#define O_QN	9	/* low octet of QN */
+#define O_QN_HI	6	/* high octet of QN */
+#define O_MO	17	/* low octet of MO */
+
+enum base { B_WRITE, B_READ, B_TERM, B_SEND };
+
+struct patch {
+	u8 off;
+	u8 val;
+};
+
+struct dec_case {
+	const char *desc;
+	enum base base;
+	int len;		/* ULPDU length, 0: the base's own */
+	struct patch p[2];
+	u8 np;
+	u8 rv;			/* connection RDMAP version, 0 means 1 */
+	u8 layer, etype, code;
+};
+
+/* A base ULPDU into @buf, zero-padded to its size; returns its length. */
+static size_t base_ulpdu(enum base b, u8 *buf, size_t size)
+{
+	const u8 *src;
+	size_t len;
+
+	switch (b) {
+	case B_WRITE:
+		src = rtr_write_img + 2;
+		len = rtr_write_img[1];
+		break;
+	case B_READ:
+		src = rtr_read_img + 2;
+		len = rtr_read_img[1];
+		break;
+	case B_TERM:
+		src = term_img + 2;
+		len = term_img[1];
+		break;
+	default:
+		src = send_ulpdu;
+		len = sizeof(send_ulpdu);
+		break;
+	}
+	memset(buf, 0, size);
+	memcpy(buf, src, len);
+	return len;
+}
+
+#define P1(o, v)		.p = { { o, v } }, .np = 1
+#define P2(o1, v1, o2, v2)	.p = { { o1, v1 }, { o2, v2 } }, .np = 2
+#define T(l, e, c)		.layer = l, .etype = e, .code = c
+
+static const struct dec_case dec_cases[] = {
+	/* BASE-DDP-1: DDP version 1 only; the code depends on T. */
+	{ "base_ddp_1_dv0_tagged_1_1_4", B_WRITE, 0, P1(O_DDP, 0xc0), 0, T(1, 1, 4) },
+	{ "base_ddp_1_dv2_tagged_1_1_4", B_WRITE, 0, P1(O_DDP, 0xc2), 0, T(1, 1, 4) },
+	{ "base_ddp_1_dv0_untagged_1_2_6", B_SEND, 0, P1(O_DDP, 0x40), 0, T(1, 2, 6) },
+	{ "base_ddp_1_dv3_untagged_1_2_6", B_READ, 0, P1(O_DDP, 0x43), 0, T(1, 2, 6) },
+	{ "base_ddp_1_dv_before_rv", B_WRITE, 0, P2(O_DDP, 0xc0, O_RDMAP, 0x80), 0,
+	  T(1, 1, 4) },
+	/* BASE-RDMAP-1: RV must be the connection's. */
+	{ "base_rdmap_1_rv0_0_2_5", B_WRITE, 0, P1(O_RDMAP, 0x00), 0, T(0, 2, 5) },
+	{ "base_rdmap_1_rv2_on_rv1_0_2_5", B_WRITE, 0, P1(O_RDMAP, 0x80), 0, T(0, 2, 5) },
+	{ "base_rdmap_1_rv3_0_2_5", B_SEND, 0, P1(O_RDMAP, 0xc3), 0, T(0, 2, 5) },
+	{ "base_rdmap_1_rv1_on_rv2_0_2_5", B_WRITE, 0, {}, 0, 2, T(0, 2, 5) },
+	{ "base_rdmap_1_rv_before_opcode", B_SEND, 0, P1(O_RDMAP, 0x88), 0, T(0, 2, 5) },
+	/* DEC-1: 5-bit opcode, 0x10 set on RV 1 is unexpected. */
+	{ "dec_1_op_0x10_send_0_2_6", B_SEND, 0, P1(O_RDMAP, 0x50), 0, T(0, 2, 6) },
+	{ "dec_1_op_0x11_read_v2_0_2_6", B_READ, 0, P1(O_RDMAP, 0x51), 0, T(0, 2, 6) },
+	{ "dec_1_op_0x13_send_imm_0_2_6", B_SEND, 0, P1(O_RDMAP, 0x53), 0, T(0, 2, 6) },
+	{ "dec_1_op_0x1f_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x5f), 0, T(0, 2, 6) },
+	{ "dec_1_rv2_conn_v2_op_reserved", B_SEND, 0, P1(O_RDMAP, 0x93), 2, T(0, 2, 6) },
+	/* DIGEST 3.3: opcodes 0x8..0xF are reserved in RFC 5040. */
+	{ "base_rdmap_1_op_0x8_0_2_6", B_SEND, 0, P1(O_RDMAP, 0x48), 0, T(0, 2, 6) },
+	{ "base_rdmap_1_op_0xa_0_2_6", B_READ, 0, P1(O_RDMAP, 0x4a), 0, T(0, 2, 6) },
+	{ "base_rdmap_1_op_0xf_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x4f), 0,
+	  T(0, 2, 6) },
+	/* DIGEST 3.3: T bit fixed by the opcode. */
+	{ "rfc5040_write_untagged_0_2_6", B_SEND, 0, P1(O_RDMAP, 0x40), 0, T(0, 2, 6) },
+	{ "rfc5040_read_resp_untagged_0_2_6", B_SEND, 0, P1(O_RDMAP, 0x42), 0,
+	  T(0, 2, 6) },
+	{ "rfc5040_send_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x43), 0, T(0, 2, 6) },
+	{ "rfc5040_send_inv_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x44), 0, T(0, 2, 6) },
+	{ "rfc5040_read_req_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x41), 0, T(0, 2, 6) },
+	{ "rfc5040_term_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x47), 0, T(0, 2, 6) },
+	/* BASE-DDP-2: truncated DDP header, Local Catastrophic. */
+	{ "base_ddp_2_len0_1_0_0", B_WRITE, -1, {}, 0, 0, T(1, 0, 0) },
+	{ "base_ddp_2_len1_1_0_0", B_WRITE, 1, {}, 0, 0, T(1, 0, 0) },
+	{ "base_ddp_2_tagged_13_1_0_0", B_WRITE, 13, {}, 0, 0, T(1, 0, 0) },
+	{ "base_ddp_2_untagged_17_1_0_0", B_SEND, 17, {}, 0, 0, T(1, 0, 0) },
+	{ "base_ddp_2_read_req_17_1_0_0", B_READ, 17, {}, 0, 0, T(1, 0, 0) },
+	/* BASE-DDP-5 0x01, DIGEST 1.2 QN map: Invalid QN. */
+	{ "base_ddp_5_send_qn1_1_2_1", B_SEND, 0, P1(O_QN, 1), 0, T(1, 2, 1) },
+	{ "base_ddp_5_send_qn3_1_2_1", B_SEND, 0, P1(O_QN, 3), 0, T(1, 2, 1) },
+	{ "base_ddp_5_send_qn_2p24_1_2_1", B_SEND, 0, P1(O_QN_HI, 1), 0, T(1, 2, 1) },
+	{ "base_ddp_5_send_inv_qn2_1_2_1", B_SEND, 0, P2(O_RDMAP, 0x44, O_QN, 2), 0,
+	  T(1, 2, 1) },
+	{ "base_ddp_5_send_se_qn1_1_2_1", B_SEND, 0, P2(O_RDMAP, 0x45, O_QN, 1), 0,
+	  T(1, 2, 1) },
+	{ "base_ddp_5_read_req_qn0_1_2_1", B_READ, 0, P1(O_QN, 0), 0, T(1, 2, 1) },
+	{ "base_ddp_5_read_req_qn3_1_2_1", B_READ, 0, P1(O_QN, 3), 0, T(1, 2, 1) },
+	{ "base_ddp_5_term_qn0_1_2_1", B_TERM, 0, P1(O_QN, 0), 0, T(1, 2, 1) },
+	{ "base_ddp_5_term_qn3_1_2_1", B_TERM, 0, P1(O_QN, 3), 0, T(1, 2, 1) },
+	/* BASE-DDP-5 0x04: Read Request and Terminate are MO 0. */
+	{ "base_ddp_5_read_req_mo4_1_2_4", B_READ, 0, P1(O_MO, 4), 0, T(1, 2, 4) },
+	{ "base_ddp_5_term_mo1_1_2_4", B_TERM, 0, P1(O_MO, 1), 0, T(1, 2, 4) },
+	/* DIGEST 3.3: Read Request and Terminate are single segments, L=1. */
+	{ "rfc5040_read_req_l0_0_2_6", B_READ, 0, P1(O_DDP, 0x01), 0, T(0, 2, 6) },
+	{ "rfc5040_term_l0_0_2_6", B_TERM, 0, P1(O_DDP, 0x01), 0, T(0, 2, 6) },
+	/* DIGEST 3.3: the RDMAP header is exactly as long as the opcode says. */
+	{ "rfc5040_read_req_45_0_2_6", B_READ, 45, {}, 0, 0, T(0, 2, 6) },
+	{ "rfc5040_read_req_18_0_2_6", B_READ, 18, {}, 0, 0, T(0, 2, 6) },
+	{ "rfc5040_read_req_47_payload_0_2_6", B_READ, 47, {}, 0, 0, T(0, 2, 6) },
+	{ "rfc5040_read_req_64_payload_0_2_6", B_READ, 64, {}, 0, 0, T(0, 2, 6) },
+	{ "rfc5040_term_21_0_2_6", B_TERM, 21, {}, 0, 0, T(0, 2, 6) },
+	{ "rfc5040_term_18_0_2_6", B_TERM, 18, {}, 0, 0, T(0, 2, 6) },
+};
+
+static void dec_case_desc(const struct dec_case *t, char *desc)
+{
+	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dec, dec_cases, dec_case_desc);
+
+static void decode_rejects_table(struct kunit *test)
+{
+	const struct dec_case *t = test->param_value;
+	struct siw2_term_code term = { 0xff, 0xff, 0xff };
+	struct siw2_ddp_info info;
+	size_t len;
+	u8 buf[64];
+	int i;
+
+	len = base_ulpdu(t->base, buf, sizeof(buf));
+	if (t->len)
+		len = t->len < 0 ? 0 : t->len;
+	for (i = 0; i < t->np; i++)
+		buf[t->p[i].off] = t->p[i].val;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, &info,
+					      &term), -EPROTO);
+	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
+	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
+	KUNIT_EXPECT_EQ(test, term.code, t->code);
+}
+
+/* DEC-1, DIGEST 3.3: every opcode 0x08..0x1f, either T, is 0/2/6 on RV 1. */
+static void reserved_opcodes_dec_1(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+	int op, t;
+
+	for (op = 0x08; op < 0x20; op++) {
+		for (t = 0; t < 2; t++) {
+			base_ulpdu(t ? B_WRITE : B_SEND, buf, sizeof(buf));
+			buf[O_RDMAP] = 0x40 | op;
+			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info,
+							      &term), -EPROTO);
+			KUNIT_EXPECT_EQ(test, term.layer, 0);
+			KUNIT_EXPECT_EQ(test, term.etype, 2);
+			KUNIT_EXPECT_EQ(test, term.code, 6);
+			KUNIT_EXPECT_EQ(test, info.opcode, op);
+		}
+	}
+}
+
+/* BASE-DDP-7: the zero-length Write RTR of DIGEST 1.4 decodes. */
+static void write_rtr_image_base_ddp_7(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, &info,
+					      &term), 0);
+	KUNIT_EXPECT_TRUE(test, info.tagged);
+	KUNIT_EXPECT_TRUE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.dv, 1);
+	KUNIT_EXPECT_EQ(test, info.rv, 1);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, info.stag, 1);
+	KUNIT_EXPECT_EQ(test, info.to, 0);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 14);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+}
+
+/* BASE-DDP-4, DIGEST 3.3: the Read RTR of DIGEST 1.4 and its fields. */
+static void read_rtr_image_base_ddp_4(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[46];
+
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, &info,
+					      &term), 0);
+	KUNIT_EXPECT_FALSE(test, info.tagged);
+	KUNIT_EXPECT_TRUE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_REQ);
+	KUNIT_EXPECT_EQ(test, info.qn, 1);
+	KUNIT_EXPECT_EQ(test, info.msn, 1);
+	KUNIT_EXPECT_EQ(test, info.mo, 0);
+	KUNIT_EXPECT_EQ(test, info.sink_stag, 1);
+	KUNIT_EXPECT_EQ(test, info.sink_to, 0);
+	KUNIT_EXPECT_EQ(test, info.read_size, 0);
+	KUNIT_EXPECT_EQ(test, info.src_stag, 1);
+	KUNIT_EXPECT_EQ(test, info.src_to, 0);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 46);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+
+	/* Every Read Request field lands where DIGEST 3.3 puts it. */
+	memcpy(buf, rtr_read_img + 2, sizeof(buf));
+	buf[13] = 0x07;					/* MSN 7 */
+	buf[18] = 0xaa; buf[21] = 0xbb;			/* Sink STag */
+	buf[22] = 0x11; buf[29] = 0x22;			/* Sink TO */
+	buf[30] = 0x00; buf[32] = 0x10;			/* RDMARDSZ 4096 */
+	buf[34] = 0xcc; buf[37] = 0xdd;			/* Source STag */
+	buf[38] = 0x33; buf[45] = 0x44;			/* Source TO */
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.msn, 7);
+	KUNIT_EXPECT_EQ(test, info.sink_stag, 0xaa0000bb);
+	KUNIT_EXPECT_EQ(test, info.sink_to, 0x1100000000000022ULL);
+	KUNIT_EXPECT_EQ(test, info.read_size, 4096);
+	KUNIT_EXPECT_EQ(test, info.src_stag, 0xcc0000dd);
+	KUNIT_EXPECT_EQ(test, info.src_to, 0x3300000000000044ULL);
+}
+
+/* BASE-RDMAP-8: the Terminate image of DIGEST 1.4, read in the RFC layout. */
+static void terminate_image_base_rdmap_8(struct kunit *test)
+{
+	struct siw2_term_code term, code;
+	struct siw2_ddp_info info;
+	bool m, d, r, swapped;
+
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
+	KUNIT_EXPECT_EQ(test, info.qn, 2);
+	KUNIT_EXPECT_EQ(test, info.msn, 1);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 22);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+	KUNIT_EXPECT_EQ(test, info.term_ctrl, 0x20060000);
+	KUNIT_EXPECT_EQ(test, info.term_ctrl, siw2_term_ctrl(2, 0, 6));
+
+	KUNIT_ASSERT_EQ(test, siw2_ddp_term_parse(term_img + 2 + 18, 4, &code, &m,
+						  &d, &r, &swapped), 0);
+	KUNIT_EXPECT_EQ(test, code.layer, 2);
+	KUNIT_EXPECT_EQ(test, code.etype, 0);
+	KUNIT_EXPECT_EQ(test, code.code, 6);
+	KUNIT_EXPECT_FALSE(test, m || d || r);
+	KUNIT_EXPECT_FALSE(test, swapped);
+}
+
+/* BASE-RDMAP-8: a Terminate carrying headers (D=1) has them as payload. */
+static void terminate_with_headers_base_rdmap_8(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+
+	base_ulpdu(B_TERM, buf, sizeof(buf));
+	buf[18] = 0x12;		/* 1/2/0x01 Invalid QN */
+	buf[19] = 0x01;
+	buf[20] = 0xc0;		/* M D */
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 22);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 20);
+	KUNIT_EXPECT_EQ(test, info.term_ctrl, siw2_term_ctrl(1, 2, 1) |
+			SIW2_TERM_F_M | SIW2_TERM_F_D);
+}
+
+/* DIGEST 1.2: Sends on QN 0, single or multi-segment, with payload. */
+static void send_family_base_ddp_4(struct kunit *test)
+{
+	static const u8 sends[] = {
+		SIW2_OP_SEND, SIW2_OP_SEND_INV, SIW2_OP_SEND_SE,
+		SIW2_OP_SEND_SE_INV,
+	};
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sends); i++) {
+		base_ulpdu(B_SEND, buf, sizeof(buf));
+		buf[O_RDMAP] = 0x40 | sends[i];
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+		KUNIT_EXPECT_EQ(test, info.opcode, sends[i]);
+		KUNIT_EXPECT_EQ(test, info.qn, 0);
+		KUNIT_EXPECT_EQ(test, info.msn, 1);
+		KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
+		KUNIT_EXPECT_EQ(test, info.payload_len, 4);
+		KUNIT_EXPECT_MEMEQ(test, buf + info.hdr_len, "abcd", 4);
+	}
+	/* A middle segment: L=0, MO 4096, MSN 9 (MO/MSN checks are the caller's). */
+	base_ulpdu(B_SEND, buf, sizeof(buf));
+	buf[O_DDP] = 0x01;
+	buf[13] = 9;
+	buf[16] = 0x10;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_EXPECT_FALSE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.msn, 9);
+	KUNIT_EXPECT_EQ(test, info.mo, 4096);
+	/* An empty Send is legal too. */
+	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+}
+
+/*
+ * BASE-RDMAP-2: the Invalidate STag is taken from RsvdULP for the two
+ * invalidating Sends only; other Sends' RsvdULP is ignored, not rejected.
+ */
+static void send_inval_stag_base_rdmap_2(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+
+	base_ulpdu(B_SEND, buf, sizeof(buf));
+	buf[2] = 0x12; buf[3] = 0x34; buf[4] = 0x56; buf[5] = 0x78;
+	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_INV;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
+	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE_INV;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
+	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
+	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
+}
+
+/* BASE-DDP-1, BASE-RDMAP-1: reserved control bits are ignored on receive. */
+static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+
+	base_ulpdu(B_WRITE, buf, sizeof(buf));
+	buf[O_DDP] |= 0x3c;		/* DDP Rsvd */
+	buf[O_RDMAP] |= 0x20;		/* RDMAP Rsv (0x10 is opcode, DEC-1) */
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, info.rv, 1);
+	KUNIT_EXPECT_EQ(test, info.dv, 1);
+
+	base_ulpdu(B_READ, buf, sizeof(buf));
+	buf[O_DDP] |= 0x3c;
+	buf[O_RDMAP] |= 0x20;
+	buf[2] = 0xff;			/* RsvdULP of a Read Request */
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_REQ);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
+}
+
+/* BASE-DDP-3: Write and Read Response segments carry STag/TO and payload. */
+static void tagged_payload_base_ddp_3(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+	int last;
+
+	for (last = 0; last < 2; last++) {
+		base_ulpdu(B_WRITE, buf, sizeof(buf));
+		buf[O_DDP] = last ? 0xc1 : 0x81;
+		buf[O_RDMAP] = 0x40 | SIW2_OP_READ_RESP;
+		buf[2] = 0xde; buf[5] = 0xef;
+		buf[6] = 0x01; buf[13] = 0x02;
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, &info, &term), 0);
+		KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_RESP);
+		KUNIT_EXPECT_EQ(test, info.last, !!last);
+		KUNIT_EXPECT_EQ(test, info.stag, 0xde0000ef);
+		KUNIT_EXPECT_EQ(test, info.to, 0x0100000000000002ULL);
+		KUNIT_EXPECT_EQ(test, info.hdr_len, 14);
+		KUNIT_EXPECT_EQ(test, info.payload_len, 26);
+	}
+}
+
+/* DEC-1, DIGEST 1.2: names, 5-bit index. */
+static void op_names_dec_1(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(SIW2_OP_WRITE), "RDMA Write");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(SIW2_OP_READ_REQ),
+			   "RDMA Read Request");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(SIW2_OP_SEND_SE_INV),
+			   "Send with SE and Invalidate");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(SIW2_OP_TERMINATE), "Terminate");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x0a), "Atomic Request");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x13), "Send with Immediate Data");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x0e), "reserved");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x10), "reserved");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x1f), "reserved");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x23), "Send");
+}
+
+/*
+ * Linux siw's Terminate MPA 2/0/4 (`02 04 00 00`) decodes as a Terminate;
+ * the RFC reading 0/2/4 is no known code, the swapped one is.
+ */
+static void siw_swapped_terminate_base_rdmap_8(struct kunit *test)
+{
+	struct siw2_term_code term, code;
+	struct siw2_ddp_info info;
+	bool m, d, r, swapped;
+
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(siw_term_img + 2, siw_term_img[1], 1,
+					      &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
+	KUNIT_EXPECT_EQ(test, info.term_ctrl, 0x02040000);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_term_parse(siw_term_img + 2 + info.hdr_len - 4,
+						  4, &code, &m, &d, &r, &swapped), 0);
+	KUNIT_EXPECT_TRUE(test, swapped);
+	KUNIT_EXPECT_EQ(test, code.layer, 2);
+	KUNIT_EXPECT_EQ(test, code.etype, 0);
+	KUNIT_EXPECT_EQ(test, code.code, 4);
+	KUNIT_EXPECT_FALSE(test, m || d || r);
+}
+
+struct tp_case {
+	const char *desc;
+	u8 b[4];
+	int ret;
+	u8 layer, etype, code;
+	bool m, d, r, swapped;
+};
+
+static const struct tp_case tp_cases[] = {
+	{ "rfc_2_0_6_mpa2_ird_9", { 0x20, 0x06, 0x00, 0x00 }, 0, 2, 0, 6 },
+	{ "rfc_1_2_1_mdr", { 0x12, 0x01, 0xe0, 0x00 }, 0, 1, 2, 1, 1, 1, 1 },
+	{ "rfc_0_1_0_md", { 0x01, 0x00, 0xc0, 0x00 }, 0, 0, 1, 0, 1, 1 },
+	{ "rfc_0_2_6_r", { 0x02, 0x06, 0x20, 0x00 }, 0, 0, 2, 6, 0, 0, 1 },
+	{ "rfc_reserved_bits_ignored", { 0x02, 0x07, 0x1f, 0xff }, 0, 0, 2, 7 },
+	{ "rfc_0_0_any", { 0x00, 0x42, 0x00, 0x00 }, 0, 0, 0, 0x42 },
+	{ "siw_2_0_4", { 0x02, 0x04, 0x00, 0x00 }, 0, 2, 0, 4, .swapped = 1 },
+	{ "siw_2_0_2_crc", { 0x02, 0x02, 0x00, 0x00 }, 0, 2, 0, 2, .swapped = 1 },
+	{ "siw_1_2_1_md_flags", { 0x21, 0x01, 0x03, 0x00 }, 0, 1, 2, 1, 1, 1, 0, 1 },
+	{ "siw_0_1_1_mdr_flags", { 0x10, 0x01, 0x07, 0x00 }, 0, 0, 1, 1, 1, 1, 1, 1 },
+	{ "siw_0_1_2_md_flags", { 0x10, 0x02, 0x03, 0x00 }, 0, 0, 1, 2, 1, 1, 0, 1 },
+	/* Known in both readings: the RFC layout wins (documented limit). */
+	{ "both_known_rfc_wins_0_2_6", { 0x02, 0x06, 0x00, 0x00 }, 0, 0, 2, 6 },
+	{ "both_known_rfc_wins_2_0_6", { 0x20, 0x06, 0x00, 0x00 }, 0, 2, 0, 6 },
+	{ "neither_known_enoent", { 0x33, 0x33, 0x80, 0x00 }, -ENOENT, 3, 3, 0x33, 1 },
+	{ "neither_known_2_0_0x0a", { 0x20, 0x0a, 0x00, 0x00 }, -ENOENT, 2, 0, 0x0a },
+};
+
+static void tp_case_desc(const struct tp_case *t, char *desc)
+{
+	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(tp, tp_cases, tp_case_desc);
+
+/* BASE-RDMAP-8, DIGEST 3.4: Terminate Control, RFC and siw layouts. */
+static void term_parse_table_base_rdmap_8(struct kunit *test)
+{
+	const struct tp_case *t = test->param_value;
+	struct siw2_term_code code;
+	bool m, d, r, swapped;
+
+	KUNIT_ASSERT_EQ(test, siw2_ddp_term_parse(t->b, 4, &code, &m, &d, &r,
+						  &swapped), t->ret);
+	KUNIT_EXPECT_EQ(test, code.layer, t->layer);
+	KUNIT_EXPECT_EQ(test, code.etype, t->etype);
+	KUNIT_EXPECT_EQ(test, code.code, t->code);
+	KUNIT_EXPECT_EQ(test, m, t->m);
+	KUNIT_EXPECT_EQ(test, d, t->d);
+	KUNIT_EXPECT_EQ(test, r, t->r);
+	KUNIT_EXPECT_EQ(test, swapped, t->swapped);
+}
+
+static void term_parse_short(struct kunit *test)
+{
+	struct siw2_term_code code;
+	bool m, d, r, swapped = true;
+
+	KUNIT_EXPECT_EQ(test, siw2_ddp_term_parse(term_img + 20, 3, &code, &m, &d,
+						  &r, &swapped), -EMSGSIZE);
+	KUNIT_EXPECT_FALSE(test, swapped);
+}
+
+/* DIGEST 3.4: the known-code table, row by row, and its edges. */
+static void term_known_codes_digest_3_4(struct kunit *test)
+{
+	static const struct { u8 l, e, c; bool known; } k[] = {
+		{ 0, 0, 0x00, 1 }, { 0, 0, 0xff, 1 },
+		{ 0, 1, 0x00, 1 }, { 0, 1, 0x04, 1 }, { 0, 1, 0x05, 0 },
+		{ 0, 1, 0x09, 1 }, { 0, 1, 0x0a, 0 }, { 0, 1, 0xff, 1 },
+		{ 0, 2, 0x04, 0 }, { 0, 2, 0x05, 1 }, { 0, 2, 0x09, 1 },
+		{ 0, 2, 0x0a, 0 }, { 0, 2, 0xff, 1 }, { 0, 3, 0x00, 0 },
+		{ 1, 0, 0x00, 1 }, { 1, 0, 0x01, 0 },
+		{ 1, 1, 0x04, 1 }, { 1, 1, 0x05, 0 },
+		{ 1, 2, 0x00, 0 }, { 1, 2, 0x01, 1 }, { 1, 2, 0x06, 1 },
+		{ 1, 2, 0x07, 0 }, { 1, 3, 0x00, 0 },
+		{ 2, 0, 0x00, 0 }, { 2, 0, 0x01, 1 }, { 2, 0, 0x07, 1 },
+		{ 2, 0, 0x08, 0 }, { 2, 1, 0x01, 0 }, { 3, 0, 0x00, 0 },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(k); i++) {
+		struct siw2_term_code c = { k[i].l, k[i].e, k[i].c };
+
+		KUNIT_EXPECT_EQ_MSG(test, siw2_term_code_known(&c), k[i].known,
+				    "%u/%u/0x%02x", k[i].l, k[i].e, k[i].c);
+	}
+}
+
+static struct kunit_case siw2_ddp_cases[] = {
+	KUNIT_CASE_PARAM(decode_rejects_table, dec_gen_params),
+	KUNIT_CASE(reserved_opcodes_dec_1),
+	KUNIT_CASE(write_rtr_image_base_ddp_7),
+	KUNIT_CASE(read_rtr_image_base_ddp_4),
+	KUNIT_CASE(terminate_image_base_rdmap_8),
+	KUNIT_CASE(terminate_with_headers_base_rdmap_8),
+	KUNIT_CASE(send_family_base_ddp_4),
+	KUNIT_CASE(send_inval_stag_base_rdmap_2),
+	KUNIT_CASE(reserved_bits_ignored_base_ddp_1),
+	KUNIT_CASE(tagged_payload_base_ddp_3),
+	KUNIT_CASE(op_names_dec_1),
+	KUNIT_CASE(siw_swapped_terminate_base_rdmap_8),
+	KUNIT_CASE_PARAM(term_parse_table_base_rdmap_8, tp_gen_params),
+	KUNIT_CASE(term_parse_short),
+	KUNIT_CASE(term_known_codes_digest_3_4),
+	{}
+};
+
+static struct kunit_suite siw2_ddp_suite = {
+	.name = "siw2_ddp",
+	.test_cases = siw2_ddp_cases,
+};
+
+kunit_test_suites(&siw2_ddp_suite);
+
+MODULE_LICENSE("Dual BSD/GPL");
