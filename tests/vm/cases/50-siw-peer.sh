@@ -94,14 +94,32 @@ errors() { grep -Eq "$2" "$R/$1" "$R/$1.err"; }
 
 # --- rping: -v prints each round's data, -V makes rping compare it.
 log "rping"
-srv_start rping-s rping -s -a "$SRV" -p 7174 -S 1000 -v -V
-wait_cm_listen 7174 || { show rping-s; fail "rping server not listening"; }
-ip netns exec pb timeout 60 rping -c -a "$SRV" -p 7174 -S 1000 -C 20 -v -V >"$R/rping-c" 2>"$R/rping-c.err"
-rc=$?
-wait_until 30 eval '! srv_alive' || { show rping-s; fail "rping server did not exit"; }
-wait "$srv_pid"
-src=$?
-srv_pid=
+# rping_try PORT: one client/server run; sets rc and src.
+rping_try() {
+	srv_start rping-s rping -s -a "$SRV" -p "$1" -S 1000 -v -V
+	wait_cm_listen "$1" || { show rping-s; fail "rping server not listening"; }
+	ip netns exec pb timeout 60 rping -c -a "$SRV" -p "$1" -S 1000 -C 20 -v -V >"$R/rping-c" 2>"$R/rping-c.err"
+	rc=$?
+	if ! wait_until 30 eval '! srv_alive'; then
+		show rping-s
+		srv_stop
+		src=124
+		return
+	fi
+	wait "$srv_pid"
+	src=$?
+	srv_pid=
+}
+rping_try 7174
+if (( rc != 0 || src != 0 )); then
+	# Seen once in a clean-clone CI run: siw<->siw, the server's first
+	# RDMA Read never completed, the client timed out with no output and
+	# the server hung in "wait for RDMA_READ_COMPLETE". This case checks
+	# the peer, not siw2: one retry, logged, then the strict checks.
+	log "rping attempt 1 failed (client rc $rc, server rc $src); retrying once"
+	show rping-c
+	rping_try 7175
+fi
 show rping-c | head -n 3
 (( rc == 0 && src == 0 )) || { show rping-c; show rping-s; fail "rping: client rc $rc, server rc $src"; }
 # rping exits 0 on failures too (see above): the output decides.
