@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -118,20 +119,45 @@ enum siw2_mr_type {
 
 /**
  * struct siw2_mr - memory region and its STag
- * @base: core MR; lkey == rkey == STag
+ * @base: core MR; lkey == rkey == the STag as registered
+ * @ref: references: the registration, and each data path user
+ * @rcu: frees the MR after lockless lookups are done with it
  * @type: how the region's pages are found
- * @umem: pinned user pages (SIW2_MR_USER)
+ * @umem: pinned user memory (SIW2_MR_USER)
+ * @upages: its pages, one per PAGE_SIZE of the region (@nupages)
+ * @uoff: offset of the region's first octet in @upages[0]
  * @pages: page addresses (SIW2_MR_FRMR), @max_pages capacity, @npages used
+ * @first_off: SIW2_MR_FRMR: offset of the first octet in @pages[0]
  * @access: IB_ACCESS_* granted
+ * @stag: the STag the data path accepts; fast registration changes its key
+ * @iova: the region's first address as the data path sees it
+ * @length: the region's length as the data path sees it
+ * @valid: the STag is valid; fast-registration MRs start invalid
+ *
+ * @access, @stag, @iova, @length and @valid of an FRMR change by
+ * IB_WR_REG_MR and invalidation, in the QP's data path, and are read
+ * by the data path of any QP of the PD: they are published with
+ * WRITE_ONCE/READ_ONCE, @valid last (consumers order registration against
+ * use, RFC 5040 5.2).
  */
 struct siw2_mr {
 	struct ib_mr base;
+	struct kref ref;
+	struct rcu_head rcu;
 	enum siw2_mr_type type;
 	struct ib_umem *umem;
+	struct page **upages;
+	u32 nupages;
+	u32 uoff;
 	u64 *pages;
 	u32 max_pages;
 	u32 npages;
+	u32 first_off;
 	int access;
+	u32 stag;
+	u64 iova;
+	u64 length;
+	bool valid;
 };
 
 struct siw2_sge {
@@ -147,13 +173,39 @@ struct siw2_rqe {
 	struct siw2_sge sge[SIW2_MAX_SGE];
 };
 
-/* A posted send work request, as validated at post time. */
+/**
+ * struct siw2_sqe - a posted send work request, as validated at post time
+ * @wr_id: the consumer's id
+ * @opcode: IB_WR_*
+ * @send_flags: IB_SEND_*
+ * @num_sge: SGEs in @sge
+ * @sge: local buffers (inline data: copied to the QP's inline area)
+ * @len: total octets of @sge
+ * @raddr: RDMA Write/Read: remote address
+ * @rkey: RDMA Write/Read: remote STag
+ * @inv_stag: Send with Invalidate: the peer's STag to invalidate; Local
+ *	Invalidate: the local STag
+ * @reg_mr: IB_WR_REG_MR: the MR, referenced until the request is done
+ * @reg_key: IB_WR_REG_MR: the new STag
+ * @reg_access: IB_WR_REG_MR: the rights granted
+ * @state: SIW2_SQE_* (siw2_dp.h), under the SQ lock
+ * @status: completion status once @state is SIW2_SQE_DONE
+ */
 struct siw2_sqe {
 	u64 wr_id;
 	enum ib_wr_opcode opcode;
 	int send_flags;
 	u32 num_sge;
 	struct siw2_sge sge[SIW2_MAX_SGE];
+	u32 len;
+	u64 raddr;
+	u32 rkey;
+	u32 inv_stag;
+	struct siw2_mr *reg_mr;
+	u32 reg_key;
+	int reg_access;
+	u8 state;
+	enum ib_wc_status status;
 };
 
 /**
@@ -184,6 +236,8 @@ struct siw2_srq {
 	u32 max_sge;
 	u32 limit;
 };
+
+#include "siw2_dp.h"
 
 /*
  * iWARP QP states (RFC 5040 verbs model: Idle, RTS, Closing, Terminate,
@@ -219,6 +273,26 @@ enum siw2_qp_state {
  * @sq_sig_all: every send WR generates a completion
  * @access: IB_ACCESS_REMOTE_* granted to the peer (@state_lock)
  * @ord: outbound RDMA Read depth, @ird: inbound RDMA Read depth (@state_lock)
+ * @sq_inline: inline data, cap.max_inline_data octets per SQ slot
+ * @sq_txpos: SQ entries (from the head) TX has taken (@sq.lock)
+ * @orq: outstanding outbound Reads, a ring of @ord (@sq.lock)
+ * @orq_head: oldest, @orq_count: how many
+ * @irq_lock: protects the IRQ
+ * @irq: inbound Reads to answer, a ring of @ird
+ * @irq_head: oldest, @irq_count: how many
+ * @dp_on: the data path runs (set at LLP up, cleared when it stops)
+ * @dp_failed: an engine reported a fatal error (first one wins)
+ * @sock: the connection's socket while @dp_on; the endpoint owns it
+ * @tx_work: runs the TX engine, @rx_work: the RX engine
+ * @fail_work: moves the QP to Terminate after a data path error
+ * @fenced: a client-server Responder may not send before the first
+ *	FPDU arrives (RFC 5044 7.1.2)
+ * @err_slot: SQ slot whose completion carries @err_status instead of
+ *	IB_WC_WR_FLUSH_ERR, or U32_MAX (@sq.lock)
+ * @err_status: that status
+ * @fail_event: async event for @fail_work to raise
+ * @fail_abort: @fail_work closes the connection abortively
+ * @tx: TX engine state, @rx: RX engine state
  */
 struct siw2_qp {
 	struct ib_qp base;
@@ -240,6 +314,28 @@ struct siw2_qp {
 	int access;
 	u32 ord;
 	u32 ird;
+	u8 *sq_inline;
+	u32 sq_txpos;
+	struct siw2_orqe *orq;
+	u32 orq_head;
+	u32 orq_count;
+	spinlock_t irq_lock; /* irq ring */
+	struct siw2_irqe *irq;
+	u32 irq_head;
+	u32 irq_count;
+	bool dp_on;
+	unsigned long dp_failed;
+	struct socket *sock;
+	struct work_struct tx_work;
+	struct work_struct rx_work;
+	struct work_struct fail_work;
+	bool fenced;
+	u32 err_slot;
+	enum ib_wc_status err_status;
+	enum ib_event_type fail_event;
+	bool fail_abort;
+	struct siw2_tx tx;
+	struct siw2_rx rx;
 };
 
 static inline struct siw2_device *to_siw2_dev(struct ib_device *ibdev)
@@ -336,6 +432,8 @@ void siw2_wq_free(struct siw2_wq *wq);
 void *siw2_wq_tail(struct siw2_wq *wq);
 void siw2_wq_push(struct siw2_wq *wq);
 void *siw2_wq_head(struct siw2_wq *wq);
+void *siw2_wq_at(struct siw2_wq *wq, u32 i);
+u32 siw2_wq_slot(struct siw2_wq *wq, u32 i);
 void siw2_wq_pop(struct siw2_wq *wq);
 bool siw2_wq_take(struct siw2_wq *wq, void *out);
 int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
@@ -373,7 +471,8 @@ void siw2_iw_add_ref(struct ib_qp *ibqp);
 void siw2_iw_rem_ref(struct ib_qp *ibqp);
 int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep);
 int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
-		   const struct siw2_mpa_conn *conn);
+		   const struct siw2_mpa_conn *conn, struct socket *sock,
+		   bool active);
 void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep);
 
 #endif /* _SIW2_H */

@@ -52,6 +52,9 @@ enum {
  * @sock: the TCP socket, until the endpoint closes
  * @saved_data_ready: the socket's callbacks before ours
  * @saved_state_change: likewise
+ * @saved_write_space: likewise
+ * @dp_qp: the QP whose data path the socket feeds in RDMA mode, or NULL
+ *	(written under the socket's sk_callback_lock)
  * @pending: SIW2_CEPF_* bits, set from any context
  * @work: runs the pending bits
  * @timer: limits the current step
@@ -85,6 +88,8 @@ struct siw2_cep {
 	struct socket *sock;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	struct siw2_qp *dp_qp;
 	unsigned long pending;
 	struct work_struct work;
 	struct timer_list timer;

@@ -196,8 +196,22 @@ static void siw2_sk_data_ready(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = siw2_sk_cep(sk);
-	if (cep)
+	if (cep && cep->dp_qp)
+		siw2_rx_kick(cep->dp_qp);
+	else if (cep)
 		siw2_cep_kick(cep, SIW2_CEPF_READ);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Room in the send buffer again: the TX engine may go on. */
+static void siw2_sk_write_space(struct sock *sk)
+{
+	struct siw2_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = siw2_sk_cep(sk);
+	if (cep && cep->dp_qp)
+		siw2_tx_kick(cep->dp_qp);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -252,9 +266,37 @@ static void siw2_sk_detach(struct siw2_cep *cep)
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_data_ready = cep->saved_data_ready;
 	sk->sk_state_change = cep->saved_state_change;
+	if (cep->saved_write_space)
+		sk->sk_write_space = cep->saved_write_space;
+	cep->dp_qp = NULL;
 	rcu_assign_sk_user_data(sk, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
 	siw2_cep_put(cep);
+}
+
+/* Route the socket's input and send space to the QP's engines. */
+static void siw2_sk_dp_attach(struct siw2_cep *cep, struct siw2_qp *qp)
+{
+	struct sock *sk = cep->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->saved_write_space = sk->sk_write_space;
+	sk->sk_write_space = siw2_sk_write_space;
+	cep->dp_qp = qp;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* No callback reaches the QP's engines after this returns. */
+static void siw2_sk_dp_detach(struct siw2_cep *cep)
+{
+	struct sock *sk;
+
+	if (!cep->sock || !cep->dp_qp)
+		return;
+	sk = cep->sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->dp_qp = NULL;
+	write_unlock_bh(&sk->sk_callback_lock);
 }
 
 static void siw2_cep_sock_release(struct siw2_cep *cep)
@@ -444,9 +486,12 @@ void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
 {
 	struct siw2_cep *child, *tmp;
 
+	/* The data path lets go of the socket before it is released. */
+	siw2_sk_dp_detach(cep);
+	if (cep->qp)
+		siw2_qp_llp_down(cep->qp, cep);
 	siw2_cep_sock_release(cep);
 	if (cep->qp) {
-		siw2_qp_llp_down(cep->qp, cep);
 		siw2_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
@@ -771,9 +816,13 @@ static void siw2_cep_on_req_rcvd(struct siw2_cep *cep, int bit)
  */
 int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 {
-	int rv = siw2_qp_llp_up(cep->qp, cep, &cep->conn);
+	int rv;
 
+	/* Before the QP's engines run: their socket callbacks must reach them. */
+	siw2_sk_dp_attach(cep, cep->qp);
+	rv = siw2_qp_llp_up(cep->qp, cep, &cep->conn, cep->sock, cep->active);
 	if (rv) {
+		siw2_sk_dp_detach(cep);
 		siw2_cep_close(cep, SIW2_CEV_ABORT, rv, NULL);
 		return rv;
 	}

@@ -16,7 +16,22 @@
 #define SIW2_TERM_ETYPE_CATASTROPHIC	0	/* Layer 0 or 1: Local Catastrophic */
 #define SIW2_TERM_ETYPE_DDP_TAGGED	1
 #define SIW2_TERM_ETYPE_DDP_UNTAGGED	2
+#define SIW2_TERM_ETYPE_REMOTE_PROT	1	/* Layer 0: Remote Protection */
+#define SIW2_TERM_RDMAP_BAD_STAG	0x00	/* 0/1: Invalid STag */
+#define SIW2_TERM_RDMAP_BOUNDS		0x01	/* 0/1: Base or bounds violation */
+#define SIW2_TERM_RDMAP_ACCESS		0x02	/* 0/1: Access rights violation */
+#define SIW2_TERM_RDMAP_STAG_STREAM	0x03	/* 0/1: STag not on this stream */
+#define SIW2_TERM_RDMAP_TO_WRAP		0x04	/* 0/1: TO wrap */
 #define SIW2_TERM_RDMAP_BAD_RV		0x05	/* 0/2: Invalid RDMAP version */
+#define SIW2_TERM_RDMAP_CATASTROPHIC	0x07	/* 0/2: localized to the stream */
+#define SIW2_TERM_RDMAP_CANT_INVAL	0x09	/* 0/2: STag cannot be invalidated */
+#define SIW2_TERM_DDP_T_BAD_STAG	0x00	/* 1/1: Invalid STag */
+#define SIW2_TERM_DDP_T_BOUNDS		0x01	/* 1/1: Base or bounds violation */
+#define SIW2_TERM_DDP_T_STAG_STREAM	0x02	/* 1/1: STag not on this stream */
+#define SIW2_TERM_DDP_T_TO_WRAP		0x03	/* 1/1: TO wrap */
+#define SIW2_TERM_DDP_U_NO_BUF		0x02	/* 1/2: MSN, no buffer */
+#define SIW2_TERM_DDP_U_MSN_RANGE	0x03	/* 1/2: MSN range not valid */
+#define SIW2_TERM_DDP_U_TOO_LONG	0x05	/* 1/2: message too long */
 #define SIW2_TERM_DDP_T_BAD_DV		0x04	/* 1/1: Invalid DDP version */
 #define SIW2_TERM_DDP_U_BAD_QN		0x01	/* 1/2: Invalid QN */
 #define SIW2_TERM_DDP_U_BAD_MO		0x04	/* 1/2: Invalid MO */

@@ -50,6 +50,8 @@ MODULE_PARM_DESC(max_srq, "SRQs per device (default and maximum 4096)");
 
 /* Runs device unregistrations that cannot happen in the caller (RTNL). */
 struct workqueue_struct *siw2_wq;
+/* The QPs' TX and RX engines (siw2_dp.h); storage traffic may need it. */
+struct workqueue_struct *siw2_dp_wq;
 
 /*
  * siw2_dev_mutex protects siw2_dev_list and the per-device fields marked
@@ -409,6 +411,12 @@ static int __init siw2_init(void)
 	siw2_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
 	if (!siw2_wq)
 		return -ENOMEM;
+	/* Reclaim-safe: NFS and other storage ULPs run over the data path. */
+	siw2_dp_wq = alloc_workqueue("siw2_dp", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!siw2_dp_wq) {
+		rv = -ENOMEM;
+		goto err_wq;
+	}
 	rv = siw2_cm_init();
 	if (rv)
 		goto err_wq;
@@ -423,6 +431,8 @@ err:
 	siw2_debugfs_exit();
 	siw2_cm_exit();
 err_wq:
+	if (siw2_dp_wq)
+		destroy_workqueue(siw2_dp_wq);
 	destroy_workqueue(siw2_wq);
 	return rv;
 }
@@ -436,6 +446,7 @@ static void __exit siw2_exit(void)
 	/* Fence queued unregistrations before the module text goes away. */
 	destroy_workqueue(siw2_wq);
 	siw2_cm_exit();
+	destroy_workqueue(siw2_dp_wq);
 	siw2_debugfs_exit();
 	ida_destroy(&siw2_dev_ida);
 }

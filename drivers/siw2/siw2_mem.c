@@ -7,6 +7,8 @@
  * starts at 0 and fast registration may change it.
  */
 
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -58,25 +60,218 @@ static struct siw2_mr *siw2_mr_new(struct ib_pd *pd, enum siw2_mr_type type,
 	/* The core sets these too, but error paths before that need them. */
 	mr->base.device = pd->device;
 	mr->base.pd = pd;
+	kref_init(&mr->ref);
 	mr->type = type;
 	mr->access = access;
 	mr->base.lkey = index << 8;
 	mr->base.rkey = index << 8;
+	mr->stag = index << 8;
 	return mr;
 err:
 	siw2_obj_put(sdev, SIW2_OBJ_MR);
 	return ERR_PTR(rv);
 }
 
+static void siw2_mr_release(struct kref *ref)
+{
+	struct siw2_mr *mr = container_of(ref, struct siw2_mr, ref);
+	struct siw2_device *sdev = to_siw2_dev(mr->base.device);
+
+	ib_umem_release(mr->umem);
+	kvfree(mr->upages);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+	siw2_obj_put(sdev, SIW2_OBJ_MR);
+}
+
+/**
+ * siw2_mr_put - drop a reference; the last one frees the MR and unpins
+ * @mr: MR
+ */
+void siw2_mr_put(struct siw2_mr *mr)
+{
+	kref_put(&mr->ref, siw2_mr_release);
+}
+
+/* The STag leaves the table at once; data path users keep the memory. */
 static void siw2_mr_free(struct siw2_mr *mr)
 {
 	struct siw2_device *sdev = to_siw2_dev(mr->base.device);
 
+	WRITE_ONCE(mr->valid, false);
 	xa_erase(&sdev->mr_xa, mr->base.lkey >> 8);
-	ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	kfree(mr);
-	siw2_obj_put(sdev, SIW2_OBJ_MR);
+	siw2_mr_put(mr);
+}
+
+/**
+ * siw2_mr_get - find an MR by STag for the data path
+ * @sdev: device
+ * @stag: the STag, key included
+ *
+ * Return: the MR, referenced, if the STag names one whose current key
+ * matches; NULL otherwise. Validity and rights are siw2_mr_check()'s.
+ */
+struct siw2_mr *siw2_mr_get(struct siw2_device *sdev, u32 stag)
+{
+	struct siw2_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, stag >> 8);
+	if (mr && (READ_ONCE(mr->stag) != stag ||
+		   !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * siw2_mr_check - may [@va, @va + @len) of @mr be used with @access?
+ * @mr: MR (referenced)
+ * @pd: the PD of the QP using it (RFC 5040 5.2: STag and stream share it)
+ * @va: first address
+ * @len: length; 0 needs only a valid STag
+ * @access: IB_ACCESS_* needed; 0 for a local read
+ *
+ * Return: SIW2_MEM_OK or the first violation, in the order RFC 5041 and
+ * RFC 5040 list them: STag, PD, wrap, bounds, rights.
+ */
+enum siw2_mem_err siw2_mr_check(struct siw2_mr *mr, struct ib_pd *pd,
+				u64 va, u64 len, int access)
+{
+	u64 start, end;
+
+	if (!READ_ONCE(mr->valid))
+		return SIW2_MEM_E_STAG;
+	/* Pairs with the WRITE_ONCE of @valid in fast registration. */
+	smp_rmb();
+	if (mr->base.pd != pd)
+		return SIW2_MEM_E_PD;
+	if (va + len < va)
+		return SIW2_MEM_E_WRAP;
+	start = READ_ONCE(mr->iova);
+	end = start + READ_ONCE(mr->length);
+	if (len && (va < start || va + len > end || end < start))
+		return SIW2_MEM_E_BOUNDS;
+	if ((READ_ONCE(mr->access) & access) != access)
+		return SIW2_MEM_E_ACCESS;
+	return SIW2_MEM_OK;
+}
+
+/**
+ * siw2_mr_lookup - find and check an MR in one step
+ * @sdev: device
+ * @pd: the QP's PD
+ * @stag: STag
+ * @va: first address
+ * @len: length
+ * @access: rights needed
+ * @mrp: set to the MR, referenced, on success
+ *
+ * Return: as siw2_mr_check(); SIW2_MEM_E_STAG for an unknown STag.
+ */
+enum siw2_mem_err siw2_mr_lookup(struct siw2_device *sdev, struct ib_pd *pd,
+				 u32 stag, u64 va, u64 len, int access,
+				 struct siw2_mr **mrp)
+{
+	struct siw2_mr *mr = siw2_mr_get(sdev, stag);
+	enum siw2_mem_err err;
+
+	if (!mr)
+		return SIW2_MEM_E_STAG;
+	err = siw2_mr_check(mr, pd, va, len, access);
+	if (err) {
+		siw2_mr_put(mr);
+		return err;
+	}
+	*mrp = mr;
+	return SIW2_MEM_OK;
+}
+
+/**
+ * siw2_mr_kaddr - kernel address of a checked MR address
+ * @mr: MR, checked for [@va, @va + @len)
+ * @va: address in the region
+ * @len: octets wanted
+ * @kaddr: set to the kernel address of @va
+ *
+ * Return: how many octets from @kaddr on are contiguous (1..@len).
+ */
+int siw2_mr_kaddr(struct siw2_mr *mr, u64 va, u32 len, void **kaddr)
+{
+	u64 off = va - READ_ONCE(mr->iova);
+	u32 psz, in;
+
+	switch (mr->type) {
+	case SIW2_MR_USER:
+		off += mr->uoff;
+		in = off & ~PAGE_MASK;
+		*kaddr = page_address(mr->upages[off >> PAGE_SHIFT]) + in;
+		return min_t(u32, len, PAGE_SIZE - in);
+	case SIW2_MR_FRMR:
+		psz = mr->base.page_size;
+		off += mr->first_off;
+		in = off % psz;
+		*kaddr = (void *)(uintptr_t)mr->pages[off / psz] + in;
+		return min_t(u32, len, psz - in);
+	default:
+		/* Kernel virtual addresses (the device has no DMA mapping). */
+		*kaddr = (void *)(uintptr_t)va;
+		return len;
+	}
+}
+
+/**
+ * siw2_mr_invalidate - invalidate an STag (Local Invalidate, Send with
+ * Invalidate, RDMA Read with Invalidate)
+ * @sdev: device
+ * @pd: the PD of the QP asking
+ * @stag: the STag
+ *
+ * Only fast-registration STags can be invalidated (RFC 5040 5.2).
+ *
+ * Return: 0, or -EINVAL for an unknown STag, one of another PD or one
+ * that cannot be invalidated.
+ */
+int siw2_mr_invalidate(struct siw2_device *sdev, struct ib_pd *pd, u32 stag)
+{
+	struct siw2_mr *mr = siw2_mr_get(sdev, stag);
+	int rv = 0;
+
+	if (!mr)
+		return -EINVAL;
+	if (mr->type != SIW2_MR_FRMR || mr->base.pd != pd)
+		rv = -EINVAL;
+	else
+		WRITE_ONCE(mr->valid, false);
+	siw2_mr_put(mr);
+	return rv;
+}
+
+/**
+ * siw2_mr_fast_reg - execute IB_WR_REG_MR
+ * @mr: a fast-registration MR whose page list siw2_map_mr_sg() loaded
+ * @pd: the PD of the QP executing the request
+ * @key: the new STag: same index, new key byte (BASE-RDMAP-3)
+ * @access: rights to grant
+ *
+ * Return: 0, or -EINVAL for another MR type or PD, a foreign index, an
+ * STag still valid, or an empty page list.
+ */
+int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
+		     int access)
+{
+	if (mr->type != SIW2_MR_FRMR || mr->base.pd != pd ||
+	    (key >> 8) != (mr->base.lkey >> 8) || READ_ONCE(mr->valid) ||
+	    !mr->npages || siw2_mr_check_access(access))
+		return -EINVAL;
+	WRITE_ONCE(mr->access, access);
+	WRITE_ONCE(mr->iova, mr->base.iova);
+	WRITE_ONCE(mr->length, mr->base.length);
+	WRITE_ONCE(mr->stag, key);
+	/* Pairs with the smp_rmb() in siw2_mr_check(). */
+	smp_wmb();
+	WRITE_ONCE(mr->valid, true);
+	return 0;
 }
 
 /**
@@ -99,7 +294,31 @@ struct ib_mr *siw2_get_dma_mr(struct ib_pd *pd, int access)
 		return ERR_CAST(mr);
 	mr->base.iova = 0;
 	mr->base.length = U64_MAX;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->valid = true;
 	return &mr->base;
+}
+
+/* One page pointer per PAGE_SIZE of the region, for O(1) translation. */
+static int siw2_mr_pin_pages(struct siw2_mr *mr, struct ib_umem *umem)
+{
+	struct sg_page_iter it;
+	size_t n = ib_umem_num_pages(umem), i = 0;
+
+	mr->upages = kvcalloc(n, sizeof(*mr->upages), GFP_KERNEL);
+	if (!mr->upages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (i == n)
+			break;
+		mr->upages[i++] = sg_page_iter_page(&it);
+	}
+	if (i != n)
+		return -EFAULT;
+	mr->nupages = n;
+	mr->uoff = ib_umem_offset(umem);
+	return 0;
 }
 
 /**
@@ -142,8 +361,16 @@ struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 		return ERR_CAST(mr);
 	}
 	mr->umem = umem;
+	rv = siw2_mr_pin_pages(mr, umem);
+	if (rv) {
+		siw2_mr_free(mr);
+		return ERR_PTR(rv);
+	}
 	mr->base.iova = iova;
 	mr->base.length = len;
+	mr->iova = iova;
+	mr->length = len;
+	mr->valid = true;
 	return &mr->base;
 }
 
@@ -201,11 +428,15 @@ int siw2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset)
 {
 	struct siw2_mr *mr = to_siw2_mr(ibmr);
+	int n;
 
 	if (mr->type != SIW2_MR_FRMR)
 		return -EINVAL;
 	mr->npages = 0;
-	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, siw2_set_page);
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, siw2_set_page);
+	if (n > 0 && mr->npages)
+		mr->first_off = ibmr->iova - mr->pages[0];
+	return n;
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include <uapi/rdma/siw2-abi.h>
@@ -58,7 +59,13 @@ const char *siw2_qp_state_name(enum siw2_qp_state state)
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |                \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
-static enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op)
+/**
+ * siw2_wc_opcode - the completion opcode of a send work request
+ * @op: IB_WR_*
+ *
+ * Return: IB_WC_*.
+ */
+enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op)
 {
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
@@ -76,34 +83,117 @@ static enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op)
 	}
 }
 
-static void siw2_flush_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
-			  enum ib_wc_opcode opcode)
+/**
+ * siw2_qp_wc - report one completion of a QP
+ * @qp: QP
+ * @cq: its send or receive CQ
+ * @wr_id: the work request's id
+ * @status: IB_WC_*
+ * @opcode: IB_WC_* opcode
+ * @byte_len: octets transferred
+ * @solicited: satisfies a solicited-only notification request
+ */
+void siw2_qp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
+		enum ib_wc_status status, enum ib_wc_opcode opcode,
+		u32 byte_len, bool solicited)
 {
 	struct ib_wc wc = {
 		.wr_id = wr_id,
-		.status = IB_WC_WR_FLUSH_ERR,
+		.status = status,
 		.opcode = opcode,
+		.byte_len = byte_len,
 		.qp = &qp->base,
 	};
 
-	siw2_cq_add(cq, &wc, false);
+	siw2_cq_add(cq, &wc, solicited);
+}
+
+static void siw2_flush_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
+			  enum ib_wc_opcode opcode)
+{
+	siw2_qp_wc(qp, cq, wr_id, IB_WC_WR_FLUSH_ERR,
+		   opcode, 0, false);
+}
+
+/* Take the oldest SQ entry and the status it completes with. */
+static bool siw2_sq_take_flush(struct siw2_qp *qp, struct siw2_sqe *out)
+{
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	u32 slot;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_head(&qp->sq);
+	if (sqe) {
+		slot = siw2_wq_slot(&qp->sq, 0);
+		*out = *sqe;
+		if (slot == qp->err_slot) {
+			out->status = qp->err_status;
+			qp->err_slot = U32_MAX;
+		} else if (sqe->state != SIW2_SQE_DONE) {
+			out->status = IB_WC_WR_FLUSH_ERR;
+		}
+		siw2_wq_pop(&qp->sq);
+	}
+	qp->sq_txpos = 0;
+	qp->orq_count = 0;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return sqe;
+}
+
+/* Inbound Reads not yet answered are dropped with the stream. */
+static void siw2_irq_drop(struct siw2_qp *qp)
+{
+	struct siw2_irqe *e;
+
+	spin_lock_bh(&qp->irq_lock);
+	while (qp->irq_count) {
+		e = &qp->irq[qp->irq_head];
+		if (e->mr)
+			siw2_mr_put(e->mr);
+		e->mr = NULL;
+		qp->irq_head = (qp->irq_head + 1) % qp->ird;
+		qp->irq_count--;
+	}
+	qp->irq_head = 0;
+	spin_unlock_bh(&qp->irq_lock);
 }
 
 /*
- * Complete every queued send and receive with IB_WC_WR_FLUSH_ERR. The
- * state is already ERROR, so posts racing with us complete directly.
- * Completions are delivered without the queue lock held: a consumer's
- * completion handler may post again.
+ * Complete every queued send and receive with IB_WC_WR_FLUSH_ERR (RFC
+ * 5040 6.2), except a send a Terminate or a local error names (DEC-11)
+ * and sends that finished but waited behind a Read. The engines are
+ * stopped, and the state is already ERROR, so posts racing with us
+ * complete directly. Completions are delivered without the queue lock
+ * held: a consumer's completion handler may post again.
  */
 static void siw2_qp_flush(struct siw2_qp *qp)
 {
 	struct siw2_sqe sqe;
 	struct siw2_rqe rqe;
 
-	while (siw2_wq_take(&qp->sq, &sqe))
-		siw2_flush_wc(qp, qp->scq, sqe.wr_id, siw2_wc_opcode(sqe.opcode));
+	siw2_rx_release(qp);
+	siw2_tx_release(qp);
+	siw2_irq_drop(qp);
+	while (siw2_sq_take_flush(qp, &sqe)) {
+		if (sqe.reg_mr)
+			siw2_mr_put(sqe.reg_mr);
+		if (sqe.status == IB_WC_SUCCESS && !qp->sq_sig_all &&
+		    !(sqe.send_flags & IB_SEND_SIGNALED))
+			continue;
+		siw2_qp_wc(qp, qp->scq, sqe.wr_id, sqe.status,
+			   siw2_wc_opcode(sqe.opcode), sqe.len, false);
+	}
 	while (siw2_wq_take(&qp->rq, &rqe))
 		siw2_flush_wc(qp, qp->rcq, rqe.wr_id, IB_WC_RECV);
+}
+
+/* Stop both engines; neither runs or is queued afterwards. */
+static void siw2_qp_dp_stop(struct siw2_qp *qp)
+{
+	WRITE_ONCE(qp->dp_on, false);
+	cancel_work_sync(&qp->rx_work);
+	cancel_work_sync(&qp->tx_work);
 }
 
 /* Drop queued work without completions (IB RESET semantics). */
@@ -114,6 +204,9 @@ static void siw2_qp_discard(struct siw2_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->sq.head = 0;
 	qp->sq.count = 0;
+	qp->sq_txpos = 0;
+	qp->orq_count = 0;
+	qp->err_slot = U32_MAX;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	qp->rq.head = 0;
@@ -138,6 +231,7 @@ static void siw2_qp_set_state(struct siw2_qp *qp, enum ib_qp_state ib_state)
 static int siw2_qp_enter_error(struct siw2_qp *qp)
 {
 	siw2_qp_set_state(qp, IB_QPS_ERR);
+	siw2_qp_dp_stop(qp);
 	siw2_qp_flush(qp);
 	return 0;
 }
@@ -237,6 +331,66 @@ static const siw2_qp_state_fn siw2_qp_state_fns[SIW2_QP_NUM_STATES] = {
 	[SIW2_QP_ERROR] = siw2_qp_from_error,
 };
 
+static void siw2_qp_free_queues(struct siw2_qp *qp)
+{
+	siw2_wq_free(&qp->sq);
+	siw2_wq_free(&qp->rq);
+	kvfree(qp->sq_inline);
+	kfree(qp->orq);
+	kfree(qp->irq);
+}
+
+/*
+ * After a data path error: the QP enters Terminate and its connection
+ * closes - gracefully behind a Terminate, so that it arrives, abortively
+ * when the stream itself failed. The LLP close then moves the QP to Error
+ * and flushes (siw2_qp_llp_down()).
+ */
+static void siw2_qp_fail_work(struct work_struct *work)
+{
+	struct siw2_qp *qp = container_of(work, struct siw2_qp, fail_work);
+	struct ib_event ev = {
+		.device = qp->base.device,
+		.element.qp = &qp->base,
+		.event = qp->fail_event,
+	};
+	struct siw2_cep *cep = NULL;
+	bool raise = false;
+
+	mutex_lock(&qp->state_lock);
+	if (qp->state == SIW2_QP_RTS || qp->state == SIW2_QP_CLOSING) {
+		siw2_qp_set_state(qp, IB_QPS_SQE);
+		raise = true;
+	}
+	if (qp->cep) {
+		cep = qp->cep;
+		siw2_cep_get(cep);
+	}
+	mutex_unlock(&qp->state_lock);
+	if (raise && qp->base.event_handler)
+		qp->base.event_handler(&ev, qp->base.qp_context);
+	if (cep) {
+		siw2_cm_qp_close(cep, READ_ONCE(qp->fail_abort));
+		siw2_cep_put(cep);
+	}
+	siw2_qp_put(qp);
+}
+
+/**
+ * siw2_qp_dp_fail - an engine found the stream dead
+ * @qp: QP; qp->dp_failed is set and qp->fail_event chosen
+ * @abort: the stream itself failed (reset); else a Terminate went or came
+ *
+ * Queues the state change: the engines may not take the state lock.
+ */
+void siw2_qp_dp_fail(struct siw2_qp *qp, bool abort)
+{
+	WRITE_ONCE(qp->fail_abort, abort);
+	siw2_qp_get(qp);
+	if (!queue_work(siw2_wq, &qp->fail_work))
+		siw2_qp_put(qp);
+}
+
 static int siw2_qp_check_caps(struct ib_qp_init_attr *attr)
 {
 	struct ib_qp_cap *cap = &attr->cap;
@@ -293,6 +447,22 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 				  sizeof(struct siw2_rqe));
 	if (rv)
 		goto err_wq;
+	rv = -ENOMEM;
+	if (attr->cap.max_inline_data) {
+		qp->sq_inline = kvcalloc(attr->cap.max_send_wr,
+					 attr->cap.max_inline_data, GFP_KERNEL);
+		if (!qp->sq_inline)
+			goto err_wq;
+	}
+	qp->orq = kcalloc(SIW2_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
+	qp->irq = kcalloc(SIW2_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
+	if (!qp->orq || !qp->irq)
+		goto err_wq;
+	spin_lock_init(&qp->irq_lock);
+	INIT_WORK(&qp->tx_work, siw2_tx_work);
+	INIT_WORK(&qp->rx_work, siw2_rx_work);
+	INIT_WORK(&qp->fail_work, siw2_qp_fail_work);
+	qp->err_slot = U32_MAX;
 
 	qp->sdev = sdev;
 	refcount_set(&qp->ref, 1);
@@ -324,8 +494,7 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 err_xa:
 	xa_erase(&sdev->qp_xa, qpn);
 err_wq:
-	siw2_wq_free(&qp->sq);
-	siw2_wq_free(&qp->rq);
+	siw2_qp_free_queues(qp);
 	siw2_obj_put(sdev, SIW2_OBJ_QP);
 	return rv == -EBUSY ? -ENOMEM : rv;
 }
@@ -486,11 +655,15 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	siw2_qp_put(qp);
 	wait_for_completion(&qp->released);
 
+	/* Nothing may run for this QP any more (the fail work held a ref). */
+	siw2_qp_dp_stop(qp);
+	mutex_lock(&qp->state_lock);
+	siw2_qp_flush(qp);
+	mutex_unlock(&qp->state_lock);
 	siw2_cq_purge_qp(qp->scq, ibqp);
 	if (qp->rcq != qp->scq)
 		siw2_cq_purge_qp(qp->rcq, ibqp);
-	siw2_wq_free(&qp->sq);
-	siw2_wq_free(&qp->rq);
+	siw2_qp_free_queues(qp);
 	mutex_destroy(&qp->state_lock);
 	siw2_obj_put(sdev, SIW2_OBJ_QP);
 	return 0;
@@ -498,30 +671,109 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
 {
-	u32 len = 0;
+	u64 len = 0;
 	int i;
 
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_LOCAL_INV:
+		break;
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
-	case IB_WR_LOCAL_INV:
+		/* One sink per Read Request (RFC 5040 4.4): max_sge_rd. */
+		if (wr->num_sge > SIW2_MAX_SGE_RD ||
+		    (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		break;
 	case IB_WR_REG_MR:
+		if (qp->base.uobject || !reg_wr(wr)->mr ||
+		    reg_wr(wr)->mr->device != qp->base.device)
+			return -EINVAL;
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
-	if (wr->send_flags & IB_SEND_INLINE) {
-		for (i = 0; i < wr->num_sge; i++)
-			len += wr->sg_list[i].length;
-		if (len > qp->cap.max_inline_data)
-			return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > SIW2_MAX_MSG_SIZE)
+		return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) &&
+	    (len > qp->cap.max_inline_data ||
+	     (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_INV &&
+	      wr->opcode != IB_WR_RDMA_WRITE)))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Inline data is copied now (IB_SEND_INLINE): the consumer may reuse the
+ * buffer on return, and it need not be registered. A user QP posts from
+ * its own system call, so its addresses are its own.
+ */
+static int siw2_copy_inline(struct siw2_qp *qp, u8 *dst,
+			    const struct ib_send_wr *wr)
+{
+	const struct ib_sge *s;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		s = &wr->sg_list[i];
+		if (qp->base.uobject) {
+			if (copy_from_user(dst,
+					   u64_to_user_ptr(s->addr), s->length))
+				return -EFAULT;
+		} else {
+			memcpy(dst, (void *)(uintptr_t)s->addr, s->length);
+		}
+		dst += s->length;
 	}
 	return 0;
+}
+
+/* Fill the SQ slot @sqe (ring index @slot) from @wr; @ibuf: inline data. */
+static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
+			  const struct ib_send_wr *wr, const u8 *ibuf)
+{
+	u32 i;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->wr_id = wr->wr_id;
+	sqe->opcode = wr->opcode;
+	sqe->send_flags = wr->send_flags;
+	sqe->num_sge = wr->num_sge;
+	siw2_sge_copy(sqe->sge, wr->sg_list, wr->num_sge, SIW2_MAX_SGE);
+	for (i = 0; i < sqe->num_sge; i++)
+		sqe->len += sqe->sge[i].length;
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		sqe->inv_stag = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_LOCAL_INV:
+		sqe->inv_stag = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		sqe->reg_mr = to_siw2_mr(reg_wr(wr)->mr);
+		sqe->reg_key = reg_wr(wr)->key;
+		sqe->reg_access = reg_wr(wr)->access;
+		kref_get(&sqe->reg_mr->ref);
+		break;
+	default:
+		break;
+	}
+	if (wr->send_flags & IB_SEND_INLINE)
+		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data, ibuf,
+		       sqe->len);
+	sqe->state = SIW2_SQE_QUEUED;
 }
 
 /**
@@ -534,19 +786,24 @@ static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
  * IB_WC_WR_FLUSH_ERR.
  *
  * Return: 0, -ENOTCONN before RTS, -EOPNOTSUPP for an opcode siw2 does
- * not implement, -EINVAL for too many SGEs or too much inline data,
+ * not implement, -EINVAL for too many SGEs, too much inline data or a
+ * request the opcode does not allow, -EFAULT for unreadable inline data,
  * -ENOMEM when the send queue is full.
  */
 int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	u8 ibuf[SIW2_MAX_INLINE];
 	struct siw2_sqe *sqe;
 	unsigned long flags;
+	bool posted = false;
 	int rv = 0;
 
 	for (; wr; wr = wr->next) {
 		rv = siw2_check_send_wr(qp, wr);
+		if (!rv && (wr->send_flags & IB_SEND_INLINE))
+			rv = siw2_copy_inline(qp, ibuf, wr);
 		if (rv)
 			break;
 		spin_lock_irqsave(&qp->sq.lock, flags);
@@ -563,19 +820,20 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			if (!sqe) {
 				rv = -ENOMEM;
 			} else {
-				siw2_sge_copy(sqe->sge, wr->sg_list,
-					      wr->num_sge, SIW2_MAX_SGE);
-				sqe->wr_id = wr->wr_id;
-				sqe->opcode = wr->opcode;
-				sqe->send_flags = wr->send_flags;
-				sqe->num_sge = wr->num_sge;
+				siw2_sqe_fill(qp, sqe,
+					      siw2_wq_slot(&qp->sq,
+							   qp->sq.count),
+					      wr, ibuf);
 				siw2_wq_push(&qp->sq);
+				posted = true;
 			}
 		}
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
 		if (rv)
 			break;
 	}
+	if (posted)
+		siw2_tx_kick(qp);
 	if (rv)
 		*bad_wr = wr;
 	return rv;
@@ -704,12 +962,19 @@ int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep)
  * @qp: QP
  * @cep: its endpoint
  * @conn: what the MPA exchange settled; IRD/ORD replace the QP's
+ * @sock: the connection's socket; the endpoint keeps owning it and
+ *	calls siw2_qp_llp_down() before releasing it
+ * @active: this side sent the MPA Request
+ *
+ * Starts the data path. A client-server Responder sends nothing before
+ * the Initiator's first FPDU (RFC 5044 7.1.2, MPA fencing).
  *
  * Return: 0, or -ECONNABORTED if the QP left Idle or was detached (its
  * consumer moved it to Error or destroyed it meanwhile).
  */
 int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
-		   const struct siw2_mpa_conn *conn)
+		   const struct siw2_mpa_conn *conn, struct socket *sock,
+		   bool active)
 {
 	int rv = 0;
 
@@ -718,11 +983,32 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		rv = -ECONNABORTED;
 	} else {
 		qp->conn = *conn;
-		qp->ird = conn->ird;
-		qp->ord = conn->ord;
+		qp->ird = min_t(u32, conn->ird, SIW2_MAX_IRD);
+		qp->ord = min_t(u32, conn->ord, SIW2_MAX_ORD);
+		qp->sock = sock;
+		qp->dp_failed = 0;
+		qp->irq_head = 0;
+		qp->irq_count = 0;
+		qp->orq_head = 0;
+		qp->orq_count = 0;
+		qp->sq_txpos = 0;
+		qp->err_slot = U32_MAX;
+		qp->fenced = !active && !conn->p2p;
+		siw2_tx_init(qp);
+		/* A Read RTR used QN 1 MSN 1 of the Initiator (MPA2-P2P-15). */
+		if (conn->p2p && conn->rtr == SIW2_RTR_READ && active)
+			qp->tx.msn_next[SIW2_QN_READ_REQ] = 2;
+		siw2_rx_init(qp, conn->p2p && conn->rtr == SIW2_RTR_READ &&
+				 !active);
+		WRITE_ONCE(qp->dp_on, true);
 		siw2_qp_set_state(qp, IB_QPS_RTS);
 	}
 	mutex_unlock(&qp->state_lock);
+	if (!rv) {
+		/* FPDUs may be queued already, behind the MPA exchange. */
+		siw2_rx_kick(qp);
+		siw2_tx_kick(qp);
+	}
 	return rv;
 }
 
@@ -731,19 +1017,27 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
  * @qp: QP
  * @cep: the endpoint that ended; detached if still attached
  *
- * Outstanding work completes with IB_WC_WR_FLUSH_ERR (RFC 5040 6.2).
+ * Stops the data path (the endpoint releases the socket afterwards);
+ * outstanding work completes with IB_WC_WR_FLUSH_ERR (RFC 5040 6.2).
  */
 void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep)
 {
 	bool put = false;
 
 	mutex_lock(&qp->state_lock);
+	/* What arrived before the close is still processed: a Terminate, say. */
+	if (READ_ONCE(qp->dp_on) && !test_bit(0, &qp->dp_failed)) {
+		siw2_rx_kick(qp);
+		flush_work(&qp->rx_work);
+	}
+	siw2_qp_dp_stop(qp);
 	if (qp->cep == cep) {
 		qp->cep = NULL;
 		put = true;
 	}
 	if (qp->state != SIW2_QP_ERROR)
 		siw2_qp_enter_error(qp);
+	qp->sock = NULL;
 	mutex_unlock(&qp->state_lock);
 	if (put)
 		siw2_cep_put(cep);

@@ -94,6 +94,24 @@ TRACE_EVENT(siw2_cep_term,
 		      __entry->id, __entry->layer, __entry->etype,
 		      __entry->code));
 
+/* A Terminate sent or received on a QP's stream (RFC 5040 4.8). */
+TRACE_EVENT(siw2_dp_term,
+	    TP_PROTO(u32 qpn, const char *dir, u8 layer, u8 etype, u8 code),
+	    TP_ARGS(qpn, dir, layer, etype, code),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __string(dir, dir)
+			     __field(u8, layer)
+			     __field(u8, etype)
+			     __field(u8, code)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __assign_str(dir);
+			   __entry->layer = layer;
+			   __entry->etype = etype;
+			   __entry->code = code;),
+	    TP_printk("qp=%u %s terminate layer %u etype %u code 0x%x",
+		      __entry->qpn, __get_str(dir), __entry->layer,
+		      __entry->etype, __entry->code));
+
 DECLARE_EVENT_CLASS(siw2_cep_why_class,
 		    TP_PROTO(u32 id, const char *why),
 		    TP_ARGS(id, why),

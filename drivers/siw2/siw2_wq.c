@@ -50,6 +50,32 @@ static void *siw2_wq_entry(struct siw2_wq *wq, u32 i)
 }
 
 /**
+ * siw2_wq_slot - ring index of the entry @i places after the head
+ * @wq: queue (lock held)
+ * @i: position from the head
+ *
+ * Return: the index; stable until the entry is popped.
+ */
+u32 siw2_wq_slot(struct siw2_wq *wq, u32 i)
+{
+	lockdep_assert_held(&wq->lock);
+	return (wq->head + i) % wq->size;
+}
+
+/**
+ * siw2_wq_at - the entry at ring index @slot
+ * @wq: queue (lock held)
+ * @slot: a ring index from siw2_wq_slot()
+ *
+ * Return: the entry.
+ */
+void *siw2_wq_at(struct siw2_wq *wq, u32 slot)
+{
+	lockdep_assert_held(&wq->lock);
+	return wq->entries + slot * wq->esize;
+}
+
+/**
  * siw2_wq_tail - the free slot a new entry is written to
  * @wq: queue (lock held)
  *

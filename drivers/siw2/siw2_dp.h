@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * siw2 data path: the per-QP transmit and receive engines (siw2_tx.c,
+ * siw2_rx.c) and what the QP, memory and CM code share with them.
+ *
+ * Threading: each QP has one TX and one RX work item on siw2_dp_wq. A
+ * work item never runs twice at once, so each engine's state is private
+ * to it; they meet only in the SQ (qp->sq.lock), the ORQ (qp->sq.lock)
+ * and the IRQ (qp->irq_lock). Neither engine takes qp->state_lock or the
+ * endpoint's mutex, so both may be stopped with cancel_work_sync() by a
+ * holder of either.
+ */
+#ifndef _SIW2_DP_H
+#define _SIW2_DP_H
+
+#include <linux/uio.h>
+
+#include "siw2_ddp.h"
+#include "siw2_wire.h"
+
+struct siw2_qp;
+struct siw2_mr;
+
+/*
+ * FPDU sizing. Towards a peer that is not siw2 an FPDU fits one TCP
+ * segment (RFC 5044 5, MULPDU from the EMSS). Between siw2 peers (DEC-4
+ * with ACK) an FPDU may carry up to SIW2_FPDU_BIG_PAYLOAD octets and
+ * rides on TSO/GSO: fewer headers, CRCs and sendmsg calls per byte.
+ */
+#define SIW2_FPDU_BIG_PAYLOAD	(63 * 1024)
+/* Longest DDP plus RDMAP header siw2 sends (untagged + Read Request). */
+#define SIW2_TX_HDR_MAX		(SIW2_MPA_HDR_LEN + 18 + 28)
+/* kvecs of one FPDU: header, payload pieces, pad + CRC. */
+#define SIW2_TX_IOV_MAX		40
+/* Terminate: control, DDP Segment Length, DDP and RDMAP headers. */
+#define SIW2_TERM_PAYLOAD_MAX	(4 + 2 + 18 + 28)
+
+/* Work budgets per work item run, then the item requeues itself. */
+#define SIW2_RX_BUDGET		(256 * 1024)
+#define SIW2_TX_BUDGET		(256 * 1024)
+
+/* SQE life cycle (siw2_sqe.state), under qp->sq.lock. */
+enum siw2_sqe_state {
+	SIW2_SQE_QUEUED,	/* posted, not yet taken by TX */
+	SIW2_SQE_ACTIVE,	/* taken by TX; a Read stays here until answered */
+	SIW2_SQE_DONE,		/* finished with @status; reaped in order */
+};
+
+/**
+ * struct siw2_orqe - an RDMA Read this side sent and awaits (ORQ)
+ * @slot: the SQ ring slot of its work request
+ * @sink: the local sink (one SGE, max_sge_rd)
+ * @got: response octets placed so far
+ */
+struct siw2_orqe {
+	u32 slot;
+	struct siw2_sge sink;
+	u32 got;
+};
+
+/**
+ * struct siw2_irqe - an RDMA Read the peer asked for (IRQ)
+ * @mr: the source MR, referenced (NULL for a zero-length Read)
+ * @sink_stag: where the response goes, as the peer named it
+ * @sink_to: likewise
+ * @src_to: where the data comes from
+ * @len: RDMARDSZ
+ */
+struct siw2_irqe {
+	struct siw2_mr *mr;
+	u32 sink_stag;
+	u64 sink_to;
+	u64 src_to;
+	u32 len;
+};
+
+/* What the TX engine is sending. */
+enum siw2_tx_kind {
+	SIW2_TX_IDLE,
+	SIW2_TX_SQE,		/* a send queue work request */
+	SIW2_TX_RRESP,		/* an RDMA Read Response */
+};
+
+/**
+ * struct siw2_tx - transmit engine state (TX work only)
+ * @kind: what the current message is
+ * @slot: SIW2_TX_SQE: the SQ ring slot
+ * @wqe: SIW2_TX_SQE: a copy of the work request
+ * @irqe: SIW2_TX_RRESP: the Read being answered
+ * @src: payload source pieces (SGEs, or the Read source)
+ * @src_mr: the MR of each @src piece, referenced; NULL for inline data
+ * @inline_buf: inline payload (SIW2_TX_SQE with IB_SEND_INLINE)
+ * @nsrc: entries in @src
+ * @si: current @src entry, @soff: offset in it
+ * @op: RDMAP opcode of the message
+ * @tagged: the message is tagged
+ * @stag: tagged: the sink STag; @to: the sink TO of offset 0
+ * @qn: untagged: queue number, @msn: its message sequence number
+ * @len: message length, @off: octets put into FPDUs so far
+ * @fpdus: FPDUs built for the message (a zero-length one needs one)
+ * @inval: Send with Invalidate: the STag to invalidate
+ * @msn_next: the next MSN per untagged queue (QN 0, 1, 2)
+ * @hdr: MPA length and DDP/RDMAP header of the FPDU being sent
+ * @trailer: pad and CRC of the FPDU being sent
+ * @iov: the FPDU, @niov entries; @iter walks what is still unsent
+ * @fpdu_left: octets of the FPDU not yet accepted by TCP
+ * @term: a complete Terminate FPDU waiting to go (@term_len octets)
+ * @term_sent: the Terminate has been handed to TCP (or is being)
+ * @big: FPDUs may exceed one TCP segment (siw2 peer)
+ * @ulpdu_max: longest ULPDU (DDP segment) to send
+ */
+struct siw2_tx {
+	enum siw2_tx_kind kind;
+	u32 slot;
+	struct siw2_sqe wqe;
+	struct siw2_irqe irqe;
+	struct siw2_sge src[SIW2_MAX_SGE];
+	struct siw2_mr *src_mr[SIW2_MAX_SGE];
+	u8 *inline_buf;
+	u32 nsrc;
+	u32 si;
+	u32 soff;
+	u8 op;
+	bool tagged;
+	u32 stag;
+	u64 to;
+	u32 qn;
+	u32 msn;
+	u32 len;
+	u32 off;
+	u32 fpdus;
+	u32 inval;
+	u32 msn_next[3];
+	u8 hdr[SIW2_TX_HDR_MAX];
+	u8 trailer[8];
+	struct kvec iov[SIW2_TX_IOV_MAX];
+	int niov;
+	struct iov_iter iter;
+	size_t fpdu_left;
+	u8 term[SIW2_MPA_HDR_LEN + 18 + SIW2_TERM_PAYLOAD_MAX + 8];
+	u32 term_len;
+	bool term_sent;
+	bool big;
+	u32 ulpdu_max;
+};
+
+enum siw2_rx_stage {
+	SIW2_RX_HDR,		/* gathering MPA length and DDP/RDMAP header */
+	SIW2_RX_PAYLOAD,	/* placing (or skipping) the payload */
+	SIW2_RX_TRAILER,	/* gathering pad and CRC */
+	SIW2_RX_DEAD,		/* after an error: input is dropped */
+};
+
+/* Where the current segment's payload goes. */
+enum siw2_rx_sink {
+	SIW2_RX_SINK_NONE,	/* skip it (after a header error, or 0 octets) */
+	SIW2_RX_SINK_MR,	/* tagged: @mr at @va */
+	SIW2_RX_SINK_RQE,	/* untagged Send: the receive's SGEs */
+	SIW2_RX_SINK_TERM,	/* a Terminate's payload: @term_buf */
+};
+
+/**
+ * struct siw2_rx - receive engine state (RX work only)
+ * @stage: parser position
+ * @hdr: the FPDU's first octets: ULPDU_Length and the DDP/RDMAP header
+ * @hdr_have: octets in @hdr, @hdr_want: octets the header needs
+ * @ulpdu_len: ULPDU_Length of the current FPDU
+ * @info: the decoded header
+ * @sink: where the payload goes
+ * @pay_left: payload octets still to come
+ * @trailer: pad and CRC, @tr_have of @tr_want octets
+ * @crc: running CRC32c state (before the final inversion)
+ * @err: a header error found: sent as Terminate once the CRC is checked
+ * @err_hdrs: include the DDP (and for Read Requests RDMAP) header
+ * @mr: SIW2_RX_SINK_MR: target MR (referenced), @va where the next octet goes
+ * @rqe: the receive the current Send fills (@rqe_valid)
+ * @rqe_mr: the MR of each @rqe SGE, referenced
+ * @rqe_srq: @rqe came from the SRQ
+ * @msg_msn: MSN of the Send being received, @msg_len: octets placed
+ * @si: current @rqe SGE, @soff: offset in it
+ * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2)
+ * @term_buf: a received Terminate's payload, @term_have octets
+ * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
+ */
+struct siw2_rx {
+	enum siw2_rx_stage stage;
+	u8 hdr[SIW2_MPA_HDR_LEN + 18 + 28];
+	u32 hdr_have;
+	u32 hdr_want;
+	u32 ulpdu_len;
+	struct siw2_ddp_info info;
+	enum siw2_rx_sink sink;
+	u32 pay_left;
+	u8 trailer[8];
+	u32 tr_have;
+	u32 tr_want;
+	u32 crc;
+	struct siw2_term_code err;
+	bool err_set;
+	bool err_hdrs;
+	struct siw2_mr *mr;
+	u64 va;
+	struct siw2_rqe rqe;
+	struct siw2_mr *rqe_mr[SIW2_MAX_SGE];
+	bool rqe_valid;
+	bool rqe_srq;
+	u32 msg_msn;
+	u32 msg_len;
+	u32 si;
+	u32 soff;
+	u32 msn_expect[3];
+	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
+	u32 term_have;
+	bool first_seen;
+};
+
+/* siw2_mem.c: the MR view of the data path */
+struct siw2_mr *siw2_mr_get(struct siw2_device *sdev, u32 stag);
+void siw2_mr_put(struct siw2_mr *mr);
+int siw2_mr_kaddr(struct siw2_mr *mr, u64 va, u32 len, void **kaddr);
+
+/* Result of siw2_mr_check(). */
+enum siw2_mem_err {
+	SIW2_MEM_OK,
+	SIW2_MEM_E_STAG,	/* no such STag, wrong key, or invalidated */
+	SIW2_MEM_E_PD,		/* another PD: not associated with the stream */
+	SIW2_MEM_E_ACCESS,	/* a right is missing */
+	SIW2_MEM_E_WRAP,	/* TO + length wraps */
+	SIW2_MEM_E_BOUNDS,	/* outside the region */
+};
+
+enum siw2_mem_err siw2_mr_check(struct siw2_mr *mr, struct ib_pd *pd,
+				u64 va, u64 len, int access);
+enum siw2_mem_err siw2_mr_lookup(struct siw2_device *sdev, struct ib_pd *pd,
+				 u32 stag, u64 va, u64 len, int access,
+				 struct siw2_mr **mrp);
+int siw2_mr_invalidate(struct siw2_device *sdev, struct ib_pd *pd, u32 stag);
+int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
+		     int access);
+
+/* siw2_tx.c */
+void siw2_tx_work(struct work_struct *work);
+void siw2_tx_kick(struct siw2_qp *qp);
+void siw2_tx_init(struct siw2_qp *qp);
+void siw2_tx_release(struct siw2_qp *qp);
+void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
+		       const u8 *ddp_hdr, u32 ddp_len, u32 seg_len,
+		       const u8 *rdmap_hdr);
+u32 siw2_sq_reap(struct siw2_qp *qp);
+
+/* siw2_rx.c */
+void siw2_rx_work(struct work_struct *work);
+void siw2_rx_kick(struct siw2_qp *qp);
+void siw2_rx_init(struct siw2_qp *qp, bool read_rtr);
+void siw2_rx_release(struct siw2_qp *qp);
+
+/* siw2_qp.c: what the engines report */
+void siw2_qp_dp_fail(struct siw2_qp *qp, bool abort);
+void siw2_qp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
+		enum ib_wc_status status, enum ib_wc_opcode opcode,
+		u32 byte_len, bool solicited);
+enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op);
+
+extern struct workqueue_struct *siw2_dp_wq;
+
+#endif /* _SIW2_DP_H */

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2: the receive engine - MPA FPDUs from the TCP stream, in whatever
+ * pieces TCP delivers them, to DDP placement and RDMAP processing
+ * (RFC 5044 5, RFC 5041 5-7, RFC 5040 5-7).
+ *
+ * One work item per QP reads the socket with tcp_read_sock(): the parser
+ * below sees the socket buffers directly and copies each payload octet
+ * once, from the skb into the registered page. A run handles at most
+ * SIW2_RX_BUDGET octets and requeues itself.
+ *
+ * Every header field is validated before the first payload octet is
+ * placed: STag, PD, rights, bounds and TO wrap for tagged segments; QN,
+ * MSN, MO and the receive's size for untagged ones. The CRC covers the
+ * whole FPDU and can only be checked at its end: a bad CRC ends the
+ * stream (Terminate 2/0/2) after the payload went to where the header,
+ * already validated, allowed it to go. A header error is reported only
+ * after the CRC was checked, so that a corrupted header yields the CRC
+ * error RFC 5044 names.
+ */
+
+#include <linux/crc32c.h>
+#include <linux/skbuff.h>
+#include <linux/unaligned.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "siw2.h"
+#include "siw2_term.h"
+#include "siw2_trace.h"
+
+#define SIW2_RX_HDR_START	(SIW2_MPA_HDR_LEN + 2)	/* length + DDP ctrl */
+
+/**
+ * siw2_rx_kick - make the RX engine run
+ * @qp: QP; any context
+ */
+void siw2_rx_kick(struct siw2_qp *qp)
+{
+	if (READ_ONCE(qp->dp_on))
+		queue_work(siw2_dp_wq, &qp->rx_work);
+}
+
+static void siw2_rx_next_fpdu(struct siw2_rx *rx)
+{
+	rx->stage = SIW2_RX_HDR;
+	rx->hdr_have = 0;
+	rx->hdr_want = SIW2_RX_HDR_START;
+}
+
+/**
+ * siw2_rx_init - prepare the RX engine for a connection in RDMA mode
+ * @qp: QP, engines stopped
+ * @read_rtr: a Read RTR (QN 1, MSN 1) already came in (MPA2-P2P)
+ */
+void siw2_rx_init(struct siw2_qp *qp, bool read_rtr)
+{
+	struct siw2_rx *rx = &qp->rx;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->msn_expect[SIW2_QN_SEND] = 1;
+	rx->msn_expect[SIW2_QN_READ_REQ] = read_rtr ? 2 : 1;
+	rx->msn_expect[SIW2_QN_TERMINATE] = 1;
+	siw2_rx_next_fpdu(rx);
+}
+
+static void siw2_rx_put_rqe(struct siw2_rx *rx)
+{
+	u32 i;
+
+	for (i = 0; i < SIW2_MAX_SGE; i++) {
+		if (rx->rqe_mr[i])
+			siw2_mr_put(rx->rqe_mr[i]);
+		rx->rqe_mr[i] = NULL;
+	}
+	rx->rqe_valid = false;
+}
+
+static void siw2_rx_put_mr(struct siw2_rx *rx)
+{
+	if (rx->mr)
+		siw2_mr_put(rx->mr);
+	rx->mr = NULL;
+}
+
+/* Complete the receive being filled, with an error, and drop it. */
+static void siw2_rx_rqe_error(struct siw2_qp *qp, enum ib_wc_status status)
+{
+	struct siw2_rx *rx = &qp->rx;
+
+	if (!rx->rqe_valid)
+		return;
+	siw2_qp_wc(qp, qp->rcq, rx->rqe.wr_id, status, IB_WC_RECV,
+		   rx->msg_len, false);
+	siw2_rx_put_rqe(rx);
+}
+
+/**
+ * siw2_rx_release - drop what the RX engine holds
+ * @qp: QP whose engines are stopped
+ *
+ * A receive still being filled completes with IB_WC_WR_FLUSH_ERR.
+ */
+void siw2_rx_release(struct siw2_qp *qp)
+{
+	siw2_rx_rqe_error(qp, IB_WC_WR_FLUSH_ERR);
+	siw2_rx_put_mr(&qp->rx);
+}
+
+/* DDP plus RDMAP header length an FPDU's control word announces. */
+static u32 siw2_rx_hdr_len(u16 ctrl)
+{
+	if (ctrl & SIW2_DDP_F_TAGGED)
+		return sizeof(struct siw2_ddp_tagged);
+	switch (ctrl & SIW2_RDMAP_OP_MASK) {
+	case SIW2_OP_READ_REQ:
+		return sizeof(struct siw2_ddp_untagged) +
+		       sizeof(struct siw2_rdmap_read_req);
+	case SIW2_OP_TERMINATE:
+		return sizeof(struct siw2_ddp_untagged) + SIW2_TERM_CTRL_LEN;
+	default:
+		return sizeof(struct siw2_ddp_untagged);
+	}
+}
+
+static void siw2_rx_err(struct siw2_rx *rx, u8 layer, u8 etype, u8 code)
+{
+	if (rx->err_set)
+		return;
+	rx->err.layer = layer;
+	rx->err.etype = etype;
+	rx->err.code = code;
+	rx->err_set = true;
+}
+
+/* Memory check results for tagged placement (RFC 5041 7.2, RFC 5040 7). */
+static void siw2_rx_tagged_err(struct siw2_rx *rx, enum siw2_mem_err err)
+{
+	switch (err) {
+	case SIW2_MEM_E_STAG:
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP, SIW2_TERM_ETYPE_DDP_TAGGED,
+			    SIW2_TERM_DDP_T_BAD_STAG);
+		break;
+	case SIW2_MEM_E_PD:
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP, SIW2_TERM_ETYPE_DDP_TAGGED,
+			    SIW2_TERM_DDP_T_STAG_STREAM);
+		break;
+	case SIW2_MEM_E_WRAP:
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP, SIW2_TERM_ETYPE_DDP_TAGGED,
+			    SIW2_TERM_DDP_T_TO_WRAP);
+		break;
+	case SIW2_MEM_E_BOUNDS:
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP, SIW2_TERM_ETYPE_DDP_TAGGED,
+			    SIW2_TERM_DDP_T_BOUNDS);
+		break;
+	case SIW2_MEM_E_ACCESS:
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
+			    SIW2_TERM_ETYPE_REMOTE_PROT,
+			    SIW2_TERM_RDMAP_ACCESS);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The Read Request's Data Source: RDMAP Remote Protection (RFC 5040 7). */
+static void siw2_rx_read_err(struct siw2_rx *rx, enum siw2_mem_err err)
+{
+	static const u8 code[] = {
+		[SIW2_MEM_E_STAG] = SIW2_TERM_RDMAP_BAD_STAG,
+		[SIW2_MEM_E_PD] = SIW2_TERM_RDMAP_STAG_STREAM,
+		[SIW2_MEM_E_ACCESS] = SIW2_TERM_RDMAP_ACCESS,
+		[SIW2_MEM_E_WRAP] = SIW2_TERM_RDMAP_TO_WRAP,
+		[SIW2_MEM_E_BOUNDS] = SIW2_TERM_RDMAP_BOUNDS,
+	};
+
+	siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_PROT,
+		    code[err]);
+}
+
+/* ---- per-opcode header processing, before any payload is placed ---- */
+
+static void siw2_rx_begin_write(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	enum siw2_mem_err err;
+
+	/* Zero-length Writes need no valid STag (BASE-DDP-7). */
+	if (!rx->info.payload_len)
+		return;
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, rx->info.stag, rx->info.to,
+			     rx->info.payload_len, IB_ACCESS_REMOTE_WRITE,
+			     &rx->mr);
+	if (err) {
+		siw2_rx_tagged_err(rx, err);
+		return;
+	}
+	rx->va = rx->info.to;
+	rx->sink = SIW2_RX_SINK_MR;
+}
+
+static void siw2_rx_begin_rresp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_orqe o = {};
+	enum siw2_mem_err err;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->orq_count) {
+		o = qp->orq[qp->orq_head];
+		found = true;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!found) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_BAD_OPCODE);
+		return;
+	}
+	if (!rx->info.payload_len)
+		return;
+	/* Responses come in order, each continuing where the last ended. */
+	if (rx->info.stag != o.sink.lkey) {
+		siw2_rx_tagged_err(rx, SIW2_MEM_E_STAG);
+		return;
+	}
+	if (rx->info.to != o.sink.addr + o.got ||
+	    rx->info.payload_len > o.sink.length - o.got) {
+		siw2_rx_tagged_err(rx, SIW2_MEM_E_BOUNDS);
+		return;
+	}
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, rx->info.stag, rx->info.to,
+			     rx->info.payload_len, IB_ACCESS_LOCAL_WRITE,
+			     &rx->mr);
+	if (err) {
+		siw2_rx_tagged_err(rx, err);
+		return;
+	}
+	rx->va = rx->info.to;
+	rx->sink = SIW2_RX_SINK_MR;
+}
+
+/* Take the next posted receive, from the SRQ or the QP's own queue. */
+static bool siw2_rx_take_rqe(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_srq *srq = qp->srq;
+	struct ib_event ev;
+	unsigned long flags;
+	bool limit = false;
+	struct siw2_rqe *e;
+
+	if (!srq)
+		return siw2_wq_take(&qp->rq, &rx->rqe);
+
+	spin_lock_irqsave(&srq->rq.lock, flags);
+	e = siw2_wq_head(&srq->rq);
+	if (e) {
+		rx->rqe = *e;
+		siw2_wq_pop(&srq->rq);
+		if (srq->limit && srq->rq.count < srq->limit) {
+			srq->limit = 0;	/* fires once, until re-armed */
+			limit = true;
+		}
+	}
+	spin_unlock_irqrestore(&srq->rq.lock, flags);
+	if (limit && srq->base.event_handler) {
+		ev.device = srq->base.device;
+		ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+		ev.element.srq = &srq->base;
+		srq->base.event_handler(&ev, srq->base.srq_context);
+	}
+	return e;
+}
+
+/* Check the taken receive's buffers; fail it as a local error if bad. */
+static bool siw2_rx_load_rqe(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	u32 i;
+
+	rx->rqe_valid = true;
+	rx->msg_len = 0;
+	rx->si = 0;
+	rx->soff = 0;
+	for (i = 0; i < rx->rqe.num_sge; i++) {
+		struct siw2_sge *s = &rx->rqe.sge[i];
+
+		if (!s->length)
+			continue;
+		if (siw2_mr_lookup(qp->sdev, qp->base.pd, s->lkey, s->addr,
+				   s->length, IB_ACCESS_LOCAL_WRITE,
+				   &rx->rqe_mr[i])) {
+			siw2_rx_rqe_error(qp, IB_WC_LOC_PROT_ERR);
+			return false;
+		}
+	}
+	return true;
+}
+
+static u64 siw2_rx_rqe_len(const struct siw2_rqe *rqe)
+{
+	u64 len = 0;
+	u32 i;
+
+	for (i = 0; i < rqe->num_sge; i++)
+		len += rqe->sge[i].length;
+	return len;
+}
+
+static void siw2_rx_begin_send(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+
+	if (rx->rqe_valid) {
+		/* A later segment of the message being received. */
+		if (in->msn != rx->msg_msn) {
+			siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+				    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+				    SIW2_TERM_DDP_U_MSN_RANGE);
+			return;
+		}
+		if (in->mo != rx->msg_len) {
+			siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+				    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+				    SIW2_TERM_DDP_U_BAD_MO);
+			return;
+		}
+	} else {
+		if (in->msn != rx->msn_expect[SIW2_QN_SEND]) {
+			siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+				    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+				    SIW2_TERM_DDP_U_MSN_RANGE);
+			return;
+		}
+		if (in->mo) {
+			siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+				    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+				    SIW2_TERM_DDP_U_BAD_MO);
+			return;
+		}
+		if (!siw2_rx_take_rqe(qp)) {
+			siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+				    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+				    SIW2_TERM_DDP_U_NO_BUF);
+			return;
+		}
+		if (!siw2_rx_load_rqe(qp)) {
+			siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
+				    SIW2_TERM_ETYPE_CATASTROPHIC, 0);
+			return;
+		}
+		rx->msg_msn = in->msn;
+	}
+	if ((u64)rx->msg_len + in->payload_len > siw2_rx_rqe_len(&rx->rqe)) {
+		siw2_rx_rqe_error(qp, IB_WC_LOC_LEN_ERR);
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_TOO_LONG);
+		return;
+	}
+	rx->sink = SIW2_RX_SINK_RQE;
+}
+
+static void siw2_rx_begin_read_req(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	enum siw2_mem_err err;
+
+	if (in->msn != rx->msn_expect[SIW2_QN_READ_REQ]) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (!in->read_size)
+		return;
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, in->src_stag, in->src_to,
+			     in->read_size, IB_ACCESS_REMOTE_READ, &rx->mr);
+	if (err)
+		siw2_rx_read_err(rx, err);
+}
+
+static void siw2_rx_begin_term(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+
+	/* The control word is part of the header; keep it with the rest. */
+	put_unaligned_be32(rx->info.term_ctrl, rx->term_buf);
+	rx->term_have = SIW2_TERM_CTRL_LEN;
+	rx->sink = SIW2_RX_SINK_TERM;
+}
+
+typedef void (*siw2_rx_fn)(struct siw2_qp *qp);
+
+/* RFC 5040 opcodes; siw2_ddp_decode() has refused every other one. */
+static const siw2_rx_fn siw2_rx_begin_fns[SIW2_OP_TERMINATE + 1] = {
+	[SIW2_OP_WRITE] = siw2_rx_begin_write,
+	[SIW2_OP_READ_REQ] = siw2_rx_begin_read_req,
+	[SIW2_OP_READ_RESP] = siw2_rx_begin_rresp,
+	[SIW2_OP_SEND] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_INV] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_SE] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_SE_INV] = siw2_rx_begin_send,
+	[SIW2_OP_TERMINATE] = siw2_rx_begin_term,
+};
+
+/* The header is in: check it and choose where the payload goes. */
+static void siw2_rx_begin(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_term_code code;
+
+	rx->crc = qp->conn.crc ? crc32c(~0U, rx->hdr, rx->hdr_have) : 0;
+	rx->tr_have = 0;
+	rx->tr_want = siw2_mpa_pad(rx->ulpdu_len) + SIW2_MPA_CRC_LEN;
+	rx->pay_left = rx->ulpdu_len - (rx->hdr_have - SIW2_MPA_HDR_LEN);
+	rx->sink = SIW2_RX_SINK_NONE;
+	rx->err_set = false;
+	if (!rx->first_seen) {
+		/* A client-server Responder may send from now on. */
+		rx->first_seen = true;
+		if (READ_ONCE(qp->fenced)) {
+			WRITE_ONCE(qp->fenced, false);
+			siw2_tx_kick(qp);
+		}
+	}
+	if (siw2_ddp_decode(rx->hdr + SIW2_MPA_HDR_LEN, rx->ulpdu_len, 1,
+			    &rx->info, &code)) {
+		siw2_rx_err(rx, code.layer, code.etype, code.code);
+		return;
+	}
+	siw2_rx_begin_fns[rx->info.opcode](qp);
+}
+
+/* ---- stages ---- */
+
+static int siw2_rx_stage_hdr(struct siw2_qp *qp, struct sk_buff *skb,
+			     unsigned int off, size_t len)
+{
+	struct siw2_rx *rx = &qp->rx;
+	u32 n = min_t(size_t, rx->hdr_want - rx->hdr_have, len);
+	u16 ctrl;
+
+	if (skb_copy_bits(skb, off, rx->hdr + rx->hdr_have, n))
+		return -EFAULT;
+	rx->hdr_have += n;
+	if (rx->hdr_have < rx->hdr_want)
+		return n;
+	if (rx->hdr_want == SIW2_RX_HDR_START) {
+		rx->ulpdu_len = get_unaligned_be16(rx->hdr);
+		ctrl = get_unaligned_be16(rx->hdr + SIW2_MPA_HDR_LEN);
+		/* Octets 2..3 are the DDP control only with 2+ ULPDU octets. */
+		if (rx->ulpdu_len < 2)
+			return -EPROTO;
+		rx->hdr_want = SIW2_MPA_HDR_LEN +
+			       min_t(u32, rx->ulpdu_len, siw2_rx_hdr_len(ctrl));
+		if (rx->hdr_have < rx->hdr_want)
+			return n;
+	}
+	siw2_rx_begin(qp);
+	rx->stage = SIW2_RX_PAYLOAD;
+	return n;
+}
+
+/* Copy @len octets of @skb at @off to @kaddr, adding them to the CRC. */
+static int siw2_rx_copy(struct siw2_qp *qp, struct sk_buff *skb,
+			unsigned int off, void *kaddr, u32 len)
+{
+	if (skb_copy_bits(skb, off, kaddr, len))
+		return -EFAULT;
+	if (qp->conn.crc)
+		qp->rx.crc = crc32c(qp->rx.crc, kaddr, len);
+	return 0;
+}
+
+static int siw2_rx_to_mr(struct siw2_qp *qp, struct sk_buff *skb,
+			 unsigned int off, u32 len)
+{
+	struct siw2_rx *rx = &qp->rx;
+	u32 done = 0, n;
+	void *kaddr;
+
+	while (done < len) {
+		n = siw2_mr_kaddr(rx->mr, rx->va, len - done, &kaddr);
+		if (siw2_rx_copy(qp, skb, off + done, kaddr, n))
+			return -EFAULT;
+		rx->va += n;
+		done += n;
+	}
+	return len;
+}
+
+static int siw2_rx_to_rqe(struct siw2_qp *qp, struct sk_buff *skb,
+			  unsigned int off, u32 len)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_sge *s;
+	u32 done = 0, n;
+	void *kaddr;
+
+	while (done < len) {
+		s = &rx->rqe.sge[rx->si];
+		if (rx->soff == s->length) {
+			/* Checked against the total: a next SGE exists. */
+			rx->si++;
+			rx->soff = 0;
+			continue;
+		}
+		n = siw2_mr_kaddr(rx->rqe_mr[rx->si], s->addr + rx->soff,
+				  min(len - done, s->length - rx->soff),
+				  &kaddr);
+		if (siw2_rx_copy(qp, skb, off + done, kaddr, n))
+			return -EFAULT;
+		rx->soff += n;
+		done += n;
+	}
+	rx->msg_len += len;
+	return len;
+}
+
+/* Payload nobody gets: only the CRC sees it. */
+static int siw2_rx_skip(struct siw2_qp *qp, struct sk_buff *skb,
+			unsigned int off, u32 len)
+{
+	u8 buf[64];
+	u32 done = 0, n;
+
+	if (!qp->conn.crc)
+		return len;
+	while (done < len) {
+		n = min_t(u32, len - done, sizeof(buf));
+		if (siw2_rx_copy(qp, skb, off + done, buf, n))
+			return -EFAULT;
+		done += n;
+	}
+	return len;
+}
+
+static int siw2_rx_to_term(struct siw2_qp *qp, struct sk_buff *skb,
+			   unsigned int off, u32 len)
+{
+	struct siw2_rx *rx = &qp->rx;
+	u32 n = min_t(u32, len, sizeof(rx->term_buf) - rx->term_have);
+
+	if (n && siw2_rx_copy(qp, skb, off, rx->term_buf + rx->term_have, n))
+		return -EFAULT;
+	rx->term_have += n;
+	if (n < len && siw2_rx_skip(qp, skb, off + n, len - n) < 0)
+		return -EFAULT;
+	return len;
+}
+
+static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
+				 unsigned int off, size_t len)
+{
+	struct siw2_rx *rx = &qp->rx;
+	u32 n = min_t(size_t, len, rx->pay_left);
+	int rv;
+
+	if (!n) {
+		rx->stage = SIW2_RX_TRAILER;
+		return 0;
+	}
+	switch (rx->sink) {
+	case SIW2_RX_SINK_MR:
+		rv = siw2_rx_to_mr(qp, skb, off, n);
+		break;
+	case SIW2_RX_SINK_RQE:
+		rv = siw2_rx_to_rqe(qp, skb, off, n);
+		break;
+	case SIW2_RX_SINK_TERM:
+		rv = siw2_rx_to_term(qp, skb, off, n);
+		break;
+	default:
+		rv = siw2_rx_skip(qp, skb, off, n);
+		break;
+	}
+	if (rv < 0)
+		return rv;
+	rx->pay_left -= n;
+	if (!rx->pay_left)
+		rx->stage = SIW2_RX_TRAILER;
+	return n;
+}
+
+/* ---- completion of a segment, after its CRC was checked ---- */
+
+static void siw2_rx_end_rresp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_orqe *o;
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	bool done = false;
+	u32 sink = 0, slot = 0;
+	int inv = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	o = &qp->orq[qp->orq_head];
+	o->got += rx->info.payload_len;
+	if (rx->info.last) {
+		if (o->got != o->sink.length) {
+			spin_unlock_irqrestore(&qp->sq.lock, flags);
+			siw2_rx_tagged_err(rx, SIW2_MEM_E_BOUNDS);
+			return;
+		}
+		slot = o->slot;
+		sqe = siw2_wq_at(&qp->sq, slot);
+		if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV)
+			sink = sqe->sge[0].lkey;
+		qp->orq_head = (qp->orq_head + 1) % qp->ord;
+		qp->orq_count--;
+		done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!done)
+		return;
+	if (sink)
+		inv = siw2_mr_invalidate(qp->sdev, qp->base.pd, sink);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_at(&qp->sq, slot);
+	sqe->status = inv ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	sqe->state = SIW2_SQE_DONE;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_sq_reap(qp);
+	/* An ORD slot is free, and a fence may have lifted. */
+	siw2_tx_kick(qp);
+}
+
+static void siw2_rx_end_send(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	struct ib_wc wc = {
+		.wr_id = rx->rqe.wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->base,
+	};
+	bool se;
+
+	if (!in->last)
+		return;
+	if (in->opcode == SIW2_OP_SEND_INV || in->opcode == SIW2_OP_SEND_SE_INV) {
+		if (siw2_mr_invalidate(qp->sdev, qp->base.pd, in->inval_stag)) {
+			siw2_rx_rqe_error(qp, IB_WC_LOC_PROT_ERR);
+			siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
+				    SIW2_TERM_ETYPE_REMOTE_OP,
+				    SIW2_TERM_RDMAP_CANT_INVAL);
+			return;
+		}
+		wc.wc_flags = IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = in->inval_stag;
+	}
+	wc.byte_len = rx->msg_len;
+	se = in->opcode == SIW2_OP_SEND_SE || in->opcode == SIW2_OP_SEND_SE_INV;
+	siw2_rx_put_rqe(rx);
+	rx->msn_expect[SIW2_QN_SEND]++;
+	siw2_cq_add(qp->rcq, &wc, se);
+}
+
+static void siw2_rx_end_read_req(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	struct siw2_irqe *e;
+	bool full;
+
+	spin_lock_bh(&qp->irq_lock);
+	full = qp->irq_count == qp->ird;
+	if (!full) {
+		e = &qp->irq[(qp->irq_head + qp->irq_count) % qp->ird];
+		e->mr = rx->mr;
+		e->sink_stag = in->sink_stag;
+		e->sink_to = in->sink_to;
+		e->src_to = in->src_to;
+		e->len = in->read_size;
+		qp->irq_count++;
+		rx->mr = NULL;	/* the IRQ entry owns the reference now */
+	}
+	spin_unlock_bh(&qp->irq_lock);
+	if (full) {
+		/* More Reads than the IRD we granted (BASE-RDMAP-5). */
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+		return;
+	}
+	rx->msn_expect[SIW2_QN_READ_REQ]++;
+	siw2_tx_kick(qp);
+}
+
+/* The peer ended the stream (RFC 5040 5.4): report, never answer. */
+static void siw2_rx_end_term(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_term_code c;
+	bool m, d, r, swapped;
+	unsigned long flags;
+
+	siw2_ddp_term_parse(rx->term_buf, rx->term_have, &c, &m, &d, &r,
+			    &swapped);
+	trace_siw2_dp_term(qp->base.qp_num, swapped ? "rcvd-swapped" : "rcvd",
+			   c.layer, c.etype, c.code);
+	rx->stage = SIW2_RX_DEAD;
+	if (test_and_set_bit(0, &qp->dp_failed))
+		return;
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->sq.count && qp->err_slot == U32_MAX) {
+		qp->err_slot = siw2_wq_slot(&qp->sq, 0);
+		qp->err_status = siw2_term_wc_status(c.layer, c.etype, c.code);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_rx_rqe_error(qp, siw2_term_wc_status(c.layer, c.etype, c.code));
+	qp->fail_event = siw2_term_qp_event(c.layer, c.etype, c.code);
+	siw2_qp_dp_fail(qp, false);
+}
+
+static void siw2_rx_end(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+
+	switch (rx->info.opcode) {
+	case SIW2_OP_READ_RESP:
+		siw2_rx_end_rresp(qp);
+		break;
+	case SIW2_OP_READ_REQ:
+		siw2_rx_end_read_req(qp);
+		break;
+	case SIW2_OP_TERMINATE:
+		siw2_rx_end_term(qp);
+		break;
+	case SIW2_OP_WRITE:
+		break;
+	default:
+		siw2_rx_end_send(qp);
+		break;
+	}
+	siw2_rx_put_mr(rx);
+}
+
+/*
+ * A fatal error: send the Terminate (the first error of the QP only),
+ * with the offending headers where RFC 5040 4.8 asks for them, and drop
+ * all further input.
+ */
+static void siw2_rx_fail(struct siw2_qp *qp, const struct siw2_term_code *c,
+			 bool hdrs)
+{
+	struct siw2_rx *rx = &qp->rx;
+	const u8 *ddp = NULL, *rdmap = NULL;
+	u32 ddp_len = 0;
+
+	rx->stage = SIW2_RX_DEAD;
+	siw2_rx_put_mr(rx);
+	if (test_and_set_bit(0, &qp->dp_failed))
+		return;
+	if (hdrs) {
+		ddp_len = rx->info.tagged ? sizeof(struct siw2_ddp_tagged) :
+					    sizeof(struct siw2_ddp_untagged);
+		if (rx->hdr_have >= SIW2_MPA_HDR_LEN + ddp_len)
+			ddp = rx->hdr + SIW2_MPA_HDR_LEN;
+		if (ddp && rx->info.opcode == SIW2_OP_READ_REQ &&
+		    c->layer == SIW2_TERM_LAYER_RDMAP &&
+		    rx->hdr_have >= SIW2_MPA_HDR_LEN + ddp_len +
+				    sizeof(struct siw2_rdmap_read_req))
+			rdmap = ddp + ddp_len;
+	}
+	qp->fail_event = siw2_term_qp_event(c->layer, c->etype, c->code);
+	siw2_tx_terminate(qp, c, ddp, ddp ? ddp_len : 0, rx->ulpdu_len, rdmap);
+}
+
+static int siw2_rx_stage_trailer(struct siw2_qp *qp, struct sk_buff *skb,
+				 unsigned int off, size_t len)
+{
+	static const struct siw2_term_code crc_err = {
+		SIW2_TERM_LAYER_LLP, SIW2_TERM_ETYPE_MPA, SIW2_TERM_MPA_CRC
+	};
+	struct siw2_rx *rx = &qp->rx;
+	u32 n = min_t(size_t, rx->tr_want - rx->tr_have, len);
+	u32 pad = rx->tr_want - SIW2_MPA_CRC_LEN;
+
+	if (skb_copy_bits(skb, off, rx->trailer + rx->tr_have, n))
+		return -EFAULT;
+	rx->tr_have += n;
+	if (rx->tr_have < rx->tr_want)
+		return n;
+	if (qp->conn.crc &&
+	    ~crc32c(rx->crc, rx->trailer, pad) !=
+	    get_unaligned_le32(rx->trailer + pad)) {
+		siw2_rx_fail(qp, &crc_err, false);
+		return n;
+	}
+	if (!rx->err_set)
+		siw2_rx_end(qp);	/* may find an error of its own */
+	if (rx->err_set) {
+		siw2_rx_fail(qp, &rx->err, true);
+		return n;
+	}
+	if (rx->stage != SIW2_RX_DEAD)
+		siw2_rx_next_fpdu(rx);
+	return n;
+}
+
+static int siw2_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			 unsigned int off, size_t len)
+{
+	static const struct siw2_term_code framing = {
+		SIW2_TERM_LAYER_DDP, SIW2_TERM_ETYPE_CATASTROPHIC, 0
+	};
+	struct siw2_qp *qp = desc->arg.data;
+	struct siw2_rx *rx = &qp->rx;
+	size_t done = 0;
+	int n;
+
+	if (!desc->count)
+		return 0;
+	len = min(len, desc->count);
+	while (done < len) {
+		switch (rx->stage) {
+		case SIW2_RX_HDR:
+			n = siw2_rx_stage_hdr(qp, skb, off + done, len - done);
+			break;
+		case SIW2_RX_PAYLOAD:
+			n = siw2_rx_stage_payload(qp, skb, off + done,
+						  len - done);
+			break;
+		case SIW2_RX_TRAILER:
+			n = siw2_rx_stage_trailer(qp, skb, off + done,
+						  len - done);
+			break;
+		default:
+			n = len - done;	/* dead stream: drop */
+			break;
+		}
+		if (n < 0) {
+			siw2_rx_fail(qp, &framing, false);
+			n = len - done;
+		}
+		done += n;
+	}
+	desc->count -= done;
+	return done;
+}
+
+/**
+ * siw2_rx_work - the RX engine
+ * @work: the QP's rx_work
+ */
+void siw2_rx_work(struct work_struct *work)
+{
+	struct siw2_qp *qp = container_of(work, struct siw2_qp, rx_work);
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = SIW2_RX_BUDGET,
+	};
+	struct sock *sk;
+	bool more;
+
+	if (!READ_ONCE(qp->dp_on))
+		return;
+	sk = qp->sock->sk;
+	lock_sock(sk);
+	tcp_read_sock(sk, &desc, siw2_rx_actor);
+	more = !desc.count && !skb_queue_empty(&sk->sk_receive_queue);
+	release_sock(sk);
+	if (more)
+		siw2_rx_kick(qp);
+}

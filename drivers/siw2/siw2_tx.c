@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2: the transmit engine - work requests and RDMA Read Responses to
+ * DDP segments (RFC 5041 5), framed as MPA FPDUs with CRC32c (RFC 5044 5),
+ * handed to TCP without blocking.
+ *
+ * One work item per QP. A run sends at most SIW2_TX_BUDGET octets and
+ * requeues itself; a full socket ends the run and write_space() starts
+ * the next. Messages go out whole, one after the other: Read Responses
+ * first (RFC 5040 5.5 only orders them among themselves), then the send
+ * queue in order. A Terminate goes out at the next FPDU boundary, and
+ * nothing after it.
+ *
+ * The payload is copied by TCP (sendmsg over kvecs): a work request
+ * completes once TCP holds its data (BASE-RDMAP-7), and the consumer may
+ * reuse the buffer at once without changing what a retransmission sends.
+ */
+
+#include <linux/crc32c.h>
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/unaligned.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "siw2.h"
+#include "siw2_fpdu.h"
+#include "siw2_trace.h"
+
+/**
+ * siw2_tx_kick - make the TX engine run
+ * @qp: QP; any context
+ */
+void siw2_tx_kick(struct siw2_qp *qp)
+{
+	if (READ_ONCE(qp->dp_on))
+		queue_work(siw2_dp_wq, &qp->tx_work);
+}
+
+/**
+ * siw2_tx_init - prepare the TX engine for a connection in RDMA mode
+ * @qp: QP, its socket and negotiated values set, engines stopped
+ */
+void siw2_tx_init(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	u32 mss = READ_ONCE(tcp_sk(qp->sock->sk)->mss_cache);
+
+	memset(tx, 0, sizeof(*tx));
+	tx->msn_next[SIW2_QN_SEND] = 1;
+	tx->msn_next[SIW2_QN_READ_REQ] = 1;
+	tx->msn_next[SIW2_QN_TERMINATE] = 1;
+	tx->big = qp->conn.caps;
+	/* 2 + ULPDU + PAD is a multiple of 4 and, with the CRC, fits the MSS. */
+	mss = max_t(u32, mss, 128);
+	tx->ulpdu_max = tx->big ? SIW2_FPDU_BIG_PAYLOAD + SIW2_TX_HDR_MAX :
+				  round_down(mss - SIW2_MPA_CRC_LEN, 4) -
+				  SIW2_MPA_HDR_LEN;
+}
+
+static void siw2_tx_put_src(struct siw2_tx *tx)
+{
+	u32 i;
+
+	for (i = 0; i < tx->nsrc; i++) {
+		if (tx->src_mr[i])
+			siw2_mr_put(tx->src_mr[i]);
+		tx->src_mr[i] = NULL;
+	}
+	tx->nsrc = 0;
+}
+
+/**
+ * siw2_tx_release - drop what the TX engine holds
+ * @qp: QP whose engines are stopped
+ */
+void siw2_tx_release(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+
+	siw2_tx_put_src(tx);
+	tx->kind = SIW2_TX_IDLE;
+	tx->fpdu_left = 0;
+}
+
+/**
+ * siw2_sq_reap - complete finished send work requests, in posting order
+ * @qp: QP
+ *
+ * An entry completes once it and every older one are done: a Send
+ * posted behind an RDMA Read completes after the Read.
+ *
+ * Return: how many entries were retired.
+ */
+u32 siw2_sq_reap(struct siw2_qp *qp)
+{
+	struct {
+		u64 wr_id;
+		struct siw2_mr *reg_mr;
+		u32 len;
+		enum ib_wc_status status;
+		enum ib_wr_opcode opcode;
+		bool signaled;
+	} done[16];
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	u32 n, i, total = 0;
+
+	do {
+		n = 0;
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		while (n < ARRAY_SIZE(done)) {
+			sqe = siw2_wq_head(&qp->sq);
+			if (!sqe || sqe->state != SIW2_SQE_DONE)
+				break;
+			done[n].wr_id = sqe->wr_id;
+			done[n].reg_mr = sqe->reg_mr;
+			done[n].len = sqe->len;
+			done[n].status = sqe->status;
+			done[n].opcode = sqe->opcode;
+			done[n].signaled = qp->sq_sig_all || sqe->status ||
+					   (sqe->send_flags & IB_SEND_SIGNALED);
+			n++;
+			siw2_wq_pop(&qp->sq);
+			qp->sq_txpos--;
+		}
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		/* Without the lock: a completion handler may post again. */
+		for (i = 0; i < n; i++) {
+			if (done[i].reg_mr)
+				siw2_mr_put(done[i].reg_mr);
+			if (done[i].signaled)
+				siw2_qp_wc(qp, qp->scq, done[i].wr_id,
+					   done[i].status,
+					   siw2_wc_opcode(done[i].opcode),
+					   done[i].len, false);
+		}
+		total += n;
+	} while (n == ARRAY_SIZE(done));
+	return total;
+}
+
+static void siw2_tx_sqe_done(struct siw2_qp *qp, u32 slot,
+			     enum ib_wc_status status)
+{
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_at(&qp->sq, slot);
+	sqe->status = status;
+	sqe->state = SIW2_SQE_DONE;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_sq_reap(qp);
+}
+
+/**
+ * siw2_tx_terminate - queue a Terminate as the last message of the stream
+ * @qp: QP
+ * @c: Layer, EType and Code
+ * @ddp_hdr: the offending segment's DDP header, or NULL (RFC 5040 4.8)
+ * @ddp_len: its length (14 or 18)
+ * @seg_len: the offending segment's length (ULPDU_Length)
+ * @rdmap_hdr: its RDMAP header (a Read Request's 28 octets), or NULL
+ *
+ * Called once per QP, by the engine that found the first fatal error;
+ * the TX engine sends it at its next FPDU boundary, then reports the
+ * failure (siw2_qp_dp_fail()).
+ */
+void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
+		       const u8 *ddp_hdr, u32 ddp_len, u32 seg_len,
+		       const u8 *rdmap_hdr)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_ddp_untagged *h = (void *)(tx->term + SIW2_MPA_HDR_LEN);
+	u8 *p = (u8 *)(h + 1);
+	u32 ctrl = siw2_term_ctrl(c->layer, c->etype, c->code);
+	size_t ulpdu;
+	int len;
+
+	if (ddp_hdr) {
+		ctrl |= SIW2_TERM_F_M | SIW2_TERM_F_D;
+		if (rdmap_hdr)
+			ctrl |= SIW2_TERM_F_R;
+	}
+	h->ctrl = cpu_to_be16(siw2_ddp_ctrl(false, true, 1,
+					    SIW2_OP_TERMINATE));
+	h->rsvd_ulp = 0;
+	h->qn = cpu_to_be32(SIW2_QN_TERMINATE);
+	h->msn = cpu_to_be32(tx->msn_next[SIW2_QN_TERMINATE]++);
+	h->mo = 0;
+	put_unaligned_be32(ctrl, p);
+	p += 4;
+	if (ddp_hdr) {
+		put_unaligned_be16(seg_len, p);
+		memcpy(p + 2, ddp_hdr, ddp_len);
+		p += 2 + ddp_len;
+		if (rdmap_hdr) {
+			memcpy(p, rdmap_hdr, sizeof(struct siw2_rdmap_read_req));
+			p += sizeof(struct siw2_rdmap_read_req);
+		}
+	}
+	ulpdu = p - (u8 *)h;
+	len = siw2_fpdu_seal(tx->term, sizeof(tx->term), ulpdu, qp->conn.crc);
+	if (len < 0)
+		return;
+	trace_siw2_dp_term(qp->base.qp_num, "send", c->layer, c->etype,
+			   c->code);
+	/* Pairs with the acquire in siw2_tx_work(). */
+	smp_store_release(&tx->term_len, len);
+	siw2_tx_kick(qp);
+}
+
+/* A local error while making a message (BASE-RDMAP-8): no headers. */
+static void siw2_tx_local_error(struct siw2_qp *qp, u32 slot,
+				enum ib_wc_status status)
+{
+	static const struct siw2_term_code catastrophic = {
+		SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_CATASTROPHIC, 0
+	};
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->err_slot == U32_MAX) {
+		qp->err_slot = slot;
+		qp->err_status = status;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (test_and_set_bit(0, &qp->dp_failed))
+		return;
+	qp->fail_event = IB_EVENT_QP_FATAL;
+	siw2_tx_terminate(qp, &catastrophic, NULL, 0, 0, NULL);
+}
+
+/* Look up and check the local SGEs of a work request. */
+static enum siw2_mem_err siw2_tx_load_sges(struct siw2_qp *qp,
+					   const struct siw2_sqe *wqe,
+					   int access)
+{
+	struct siw2_tx *tx = &qp->tx;
+	enum siw2_mem_err err;
+	u32 i;
+
+	tx->nsrc = 0;
+	for (i = 0; i < wqe->num_sge; i++) {
+		const struct siw2_sge *s = &wqe->sge[i];
+
+		if (!s->length)
+			continue;
+		err = siw2_mr_lookup(qp->sdev, qp->base.pd, s->lkey, s->addr,
+				     s->length, access, &tx->src_mr[tx->nsrc]);
+		if (err) {
+			siw2_tx_put_src(tx);
+			return err;
+		}
+		tx->src[tx->nsrc++] = *s;
+	}
+	return SIW2_MEM_OK;
+}
+
+static u8 siw2_tx_send_op(const struct siw2_sqe *wqe)
+{
+	bool se = wqe->send_flags & IB_SEND_SOLICITED;
+
+	if (wqe->opcode == IB_WR_SEND_WITH_INV)
+		return se ? SIW2_OP_SEND_SE_INV : SIW2_OP_SEND_INV;
+	return se ? SIW2_OP_SEND_SE : SIW2_OP_SEND;
+}
+
+/*
+ * Start the work request copied to tx->wqe. Local operations finish here;
+ * messages are set up for siw2_tx_build().
+ */
+static void siw2_tx_start_sqe(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_sqe *wqe = &tx->wqe;
+	int rv;
+
+	tx->off = 0;
+	tx->si = 0;
+	tx->soff = 0;
+	tx->nsrc = 0;
+	tx->inline_buf = NULL;
+	tx->fpdus = 0;
+	switch (wqe->opcode) {
+	case IB_WR_LOCAL_INV:
+		rv = siw2_mr_invalidate(qp->sdev, qp->base.pd, wqe->inv_stag);
+		if (rv)
+			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
+		else
+			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+		return;
+	case IB_WR_REG_MR:
+		rv = siw2_mr_fast_reg(wqe->reg_mr, qp->base.pd, wqe->reg_key,
+				      wqe->reg_access);
+		if (rv)
+			siw2_tx_local_error(qp, tx->slot, IB_WC_MW_BIND_ERR);
+		else
+			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+		return;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		/* The sink is checked now; the ORQ entry was made at pick-up. */
+		if (siw2_tx_load_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE)) {
+			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
+			return;
+		}
+		siw2_tx_put_src(tx);
+		tx->op = SIW2_OP_READ_REQ;
+		tx->tagged = false;
+		tx->qn = SIW2_QN_READ_REQ;
+		tx->msn = tx->msn_next[SIW2_QN_READ_REQ]++;
+		tx->len = 0;
+		break;
+	default:
+		if (wqe->send_flags & IB_SEND_INLINE) {
+			tx->inline_buf = qp->sq_inline +
+					 tx->slot * qp->cap.max_inline_data;
+		} else if (siw2_tx_load_sges(qp, wqe, 0)) {
+			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
+			return;
+		}
+		tx->len = wqe->len;
+		if (wqe->opcode == IB_WR_RDMA_WRITE) {
+			tx->op = SIW2_OP_WRITE;
+			tx->tagged = true;
+			tx->stag = wqe->rkey;
+			tx->to = wqe->raddr;
+		} else {
+			tx->op = siw2_tx_send_op(wqe);
+			tx->tagged = false;
+			tx->qn = SIW2_QN_SEND;
+			tx->msn = tx->msn_next[SIW2_QN_SEND]++;
+			tx->inval = wqe->opcode == IB_WR_SEND_WITH_INV ?
+				    wqe->inv_stag : 0;
+		}
+		break;
+	}
+	tx->kind = SIW2_TX_SQE;
+}
+
+/* Take the oldest inbound Read to answer, if any. */
+static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	bool found = false;
+
+	spin_lock_bh(&qp->irq_lock);
+	if (qp->irq_count) {
+		tx->irqe = qp->irq[qp->irq_head];
+		found = true;
+	}
+	spin_unlock_bh(&qp->irq_lock);
+	if (!found)
+		return false;
+
+	tx->kind = SIW2_TX_RRESP;
+	tx->op = SIW2_OP_READ_RESP;
+	tx->tagged = true;
+	tx->stag = tx->irqe.sink_stag;
+	tx->to = tx->irqe.sink_to;
+	tx->len = tx->irqe.len;
+	tx->off = 0;
+	tx->si = 0;
+	tx->soff = 0;
+	tx->fpdus = 0;
+	tx->inline_buf = NULL;
+	tx->nsrc = 0;
+	if (tx->len) {
+		/* The IRQ entry keeps its reference; the source borrows it. */
+		tx->src[0].addr = tx->irqe.src_to;
+		tx->src[0].length = tx->len;
+		tx->src_mr[0] = NULL;
+		tx->nsrc = 1;
+	}
+	return true;
+}
+
+/*
+ * Take the next send work request. Returns false when there is none, or
+ * when it must wait: a fence behind outstanding Reads, or a Read beyond
+ * the ORD (RFC 5040 6.1).
+ */
+static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_sqe *sqe;
+	struct siw2_orqe *o;
+	unsigned long flags;
+	bool read, ord_zero = false;
+	u32 slot;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->sq_txpos == qp->sq.count)
+		goto wait;
+	slot = siw2_wq_slot(&qp->sq, qp->sq_txpos);
+	sqe = siw2_wq_at(&qp->sq, slot);
+	read = sqe->opcode == IB_WR_RDMA_READ ||
+	       sqe->opcode == IB_WR_RDMA_READ_WITH_INV;
+	if ((sqe->send_flags & IB_SEND_FENCE) && qp->orq_count)
+		goto wait;
+	if (read) {
+		if (!qp->ord)
+			ord_zero = true;
+		else if (qp->orq_count == qp->ord)
+			goto wait;
+	}
+	sqe->state = SIW2_SQE_ACTIVE;
+	qp->sq_txpos++;
+	tx->wqe = *sqe;
+	tx->slot = slot;
+	if (read && !ord_zero) {
+		/* Before the Request goes: the Response may come at once. */
+		o = &qp->orq[(qp->orq_head + qp->orq_count) % qp->ord];
+		o->slot = slot;
+		o->sink = sqe->num_sge ? sqe->sge[0] :
+					 (struct siw2_sge){ 0 };
+		o->got = 0;
+		qp->orq_count++;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (ord_zero) {
+		/* No Read may be outstanding: the peer would refuse it. */
+		siw2_tx_local_error(qp, slot, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	siw2_tx_start_sqe(qp);
+	return true;
+wait:
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return false;
+}
+
+/* Up to @want octets of payload at the current source position. */
+static u32 siw2_tx_piece(struct siw2_tx *tx, u32 want, void **kaddr)
+{
+	struct siw2_sge *s;
+	u32 n;
+
+	if (tx->inline_buf) {
+		*kaddr = tx->inline_buf + tx->off;
+		return want;
+	}
+	s = &tx->src[tx->si];
+	n = min(want, s->length - tx->soff);
+	if (tx->kind == SIW2_TX_RRESP)
+		n = siw2_mr_kaddr(tx->irqe.mr, s->addr + tx->soff, n, kaddr);
+	else
+		n = siw2_mr_kaddr(tx->src_mr[tx->si], s->addr + tx->soff, n,
+				  kaddr);
+	return n;
+}
+
+static void siw2_tx_advance(struct siw2_tx *tx, u32 n)
+{
+	if (tx->inline_buf)
+		return;
+	tx->soff += n;
+	if (tx->soff == tx->src[tx->si].length) {
+		tx->si++;
+		tx->soff = 0;
+	}
+}
+
+/* Write the DDP/RDMAP header of the next segment; return its length. */
+static u32 siw2_tx_hdr(struct siw2_qp *qp, u32 seg, bool last)
+{
+	struct siw2_tx *tx = &qp->tx;
+	u8 *p = tx->hdr + SIW2_MPA_HDR_LEN;
+	u16 ctrl = siw2_ddp_ctrl(tx->tagged, last, 1, tx->op);
+
+	if (tx->tagged) {
+		struct siw2_ddp_tagged *h = (void *)p;
+
+		h->ctrl = cpu_to_be16(ctrl);
+		h->stag = cpu_to_be32(tx->stag);
+		h->to = cpu_to_be64(tx->to + tx->off);
+		return sizeof(*h);
+	} else {
+		struct siw2_ddp_untagged *h = (void *)p;
+
+		h->ctrl = cpu_to_be16(ctrl);
+		h->rsvd_ulp = cpu_to_be32(tx->inval);
+		h->qn = cpu_to_be32(tx->qn);
+		h->msn = cpu_to_be32(tx->msn);
+		h->mo = cpu_to_be32(tx->off);
+		if (tx->op == SIW2_OP_READ_REQ) {
+			struct siw2_rdmap_read_req *rr = (void *)(h + 1);
+			const struct siw2_sqe *w = &tx->wqe;
+
+			rr->sink_stag = cpu_to_be32(w->num_sge ?
+						    w->sge[0].lkey : 0);
+			rr->sink_to = cpu_to_be64(w->num_sge ?
+						  w->sge[0].addr : 0);
+			rr->read_size = cpu_to_be32(w->len);
+			rr->src_stag = cpu_to_be32(w->rkey);
+			rr->src_to = cpu_to_be64(w->raddr);
+			return sizeof(*h) + sizeof(*rr);
+		}
+		return sizeof(*h);
+	}
+}
+
+/* Frame the next DDP segment of the current message as one FPDU. */
+static void siw2_tx_build(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	u32 hlen = tx->tagged ? sizeof(struct siw2_ddp_tagged) :
+				sizeof(struct siw2_ddp_untagged);
+	u32 room, seg = 0, n, pad, i;
+	bool crc = qp->conn.crc;
+	u32 c = ~0U;
+	void *kaddr;
+	size_t ulpdu;
+
+	if (tx->op == SIW2_OP_READ_REQ)
+		hlen += sizeof(struct siw2_rdmap_read_req);
+	room = min(tx->len - tx->off, tx->ulpdu_max - hlen);
+
+	tx->niov = 1;
+	while (seg < room && tx->niov < SIW2_TX_IOV_MAX - 1) {
+		n = siw2_tx_piece(tx, room - seg, &kaddr);
+		tx->iov[tx->niov].iov_base = kaddr;
+		tx->iov[tx->niov].iov_len = n;
+		tx->niov++;
+		siw2_tx_advance(tx, n);
+		seg += n;
+	}
+	hlen = siw2_tx_hdr(qp, seg, tx->off + seg == tx->len);
+	ulpdu = hlen + seg;
+	put_unaligned_be16(ulpdu, tx->hdr);
+	tx->iov[0].iov_base = tx->hdr;
+	tx->iov[0].iov_len = SIW2_MPA_HDR_LEN + hlen;
+
+	pad = siw2_mpa_pad(ulpdu);
+	memset(tx->trailer, 0, pad);
+	if (crc) {
+		for (i = 0; i < tx->niov; i++)
+			c = crc32c(c, tx->iov[i].iov_base, tx->iov[i].iov_len);
+		c = ~crc32c(c, tx->trailer, pad);
+	} else {
+		c = 0;
+	}
+	put_unaligned_le32(c, tx->trailer + pad);
+	tx->iov[tx->niov].iov_base = tx->trailer;
+	tx->iov[tx->niov].iov_len = pad + SIW2_MPA_CRC_LEN;
+	tx->niov++;
+
+	tx->fpdu_left = SIW2_MPA_HDR_LEN + ulpdu + pad + SIW2_MPA_CRC_LEN;
+	iov_iter_kvec(&tx->iter, ITER_SOURCE, tx->iov, tx->niov,
+		      tx->fpdu_left);
+	tx->off += seg;
+	tx->fpdus++;
+}
+
+/* The current message is all with TCP. */
+static void siw2_tx_msg_done(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+
+	if (tx->kind == SIW2_TX_RRESP) {
+		spin_lock_bh(&qp->irq_lock);
+		qp->irq_head = (qp->irq_head + 1) % qp->ird;
+		qp->irq_count--;
+		spin_unlock_bh(&qp->irq_lock);
+		if (tx->irqe.mr)
+			siw2_mr_put(tx->irqe.mr);
+		tx->nsrc = 0;
+	} else {
+		siw2_tx_put_src(tx);
+		/* A Read completes when its Response is in (siw2_rx.c). */
+		if (tx->op != SIW2_OP_READ_REQ)
+			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+	}
+	tx->kind = SIW2_TX_IDLE;
+}
+
+/*
+ * Hand the rest of the current FPDU to TCP.
+ * Return: 0 when all of it went, -EAGAIN when the socket is full, or the
+ * socket's error.
+ */
+static int siw2_tx_push(struct siw2_qp *qp, size_t *budget, bool more)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct msghdr msg = {
+		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+	};
+	int rv;
+
+	while (tx->fpdu_left) {
+		msg.msg_iter = tx->iter;
+		rv = sock_sendmsg(qp->sock, &msg);
+		if (rv < 0)
+			return rv;
+		tx->iter = msg.msg_iter;
+		tx->fpdu_left -= rv;
+		*budget -= min_t(size_t, *budget, rv);
+	}
+	return 0;
+}
+
+static void siw2_tx_llp_error(struct siw2_qp *qp)
+{
+	if (test_and_set_bit(0, &qp->dp_failed))
+		return;
+	qp->fail_event = IB_EVENT_QP_FATAL;
+	siw2_qp_dp_fail(qp, true);
+}
+
+/**
+ * siw2_tx_work - the TX engine
+ * @work: the QP's tx_work
+ */
+void siw2_tx_work(struct work_struct *work)
+{
+	struct siw2_qp *qp = container_of(work, struct siw2_qp, tx_work);
+	struct siw2_tx *tx = &qp->tx;
+	size_t budget = SIW2_TX_BUDGET;
+	bool more;
+	int rv;
+
+	while (READ_ONCE(qp->dp_on)) {
+		if (tx->fpdu_left) {
+			more = tx->kind != SIW2_TX_IDLE && tx->off < tx->len;
+			rv = siw2_tx_push(qp, &budget, more);
+			if (rv == -EAGAIN)
+				return;	/* write_space() kicks us again */
+			if (rv) {
+				siw2_tx_llp_error(qp);
+				return;
+			}
+			if (tx->term_sent) {
+				/* The Terminate is out: the stream ends. */
+				siw2_qp_dp_fail(qp, false);
+				return;
+			}
+			continue;
+		}
+		/* Pairs with the release in siw2_tx_terminate(). */
+		if (smp_load_acquire(&tx->term_len) && !tx->term_sent) {
+			tx->term_sent = true;
+			tx->iov[0].iov_base = tx->term;
+			tx->iov[0].iov_len = tx->term_len;
+			tx->fpdu_left = tx->term_len;
+			iov_iter_kvec(&tx->iter, ITER_SOURCE, tx->iov, 1,
+				      tx->fpdu_left);
+			continue;
+		}
+		if (test_bit(0, &qp->dp_failed) || !budget)
+			break;
+		if (tx->kind != SIW2_TX_IDLE) {
+			if (tx->off < tx->len || !tx->fpdus)
+				siw2_tx_build(qp);
+			else
+				siw2_tx_msg_done(qp);
+			continue;
+		}
+		if (READ_ONCE(qp->fenced))
+			return;	/* the first FPDU's arrival kicks us */
+		if (!siw2_tx_pick_rresp(qp) && !siw2_tx_pick_sqe(qp))
+			return;
+	}
+	if (READ_ONCE(qp->dp_on) && !test_bit(0, &qp->dp_failed))
+		queue_work(siw2_dp_wq, &qp->tx_work);
+}
