@@ -122,6 +122,7 @@ enum siw2_mr_type {
  * @base: core MR; lkey == rkey == the STag as registered
  * @ref: references: the registration, and each data path user
  * @rcu: frees the MR after lockless lookups are done with it
+ * @free_work: unpins from process context when the last put is in softirq
  * @type: how the region's pages are found
  * @umem: pinned user memory (SIW2_MR_USER)
  * @upages: its pages, one per PAGE_SIZE of the region (@nupages)
@@ -144,6 +145,7 @@ struct siw2_mr {
 	struct ib_mr base;
 	struct kref ref;
 	struct rcu_head rcu;
+	struct work_struct free_work;
 	enum siw2_mr_type type;
 	struct ib_umem *umem;
 	struct page **upages;
@@ -284,6 +286,7 @@ enum siw2_qp_state {
  * @dp_failed: an engine reported a fatal error (first one wins)
  * @sock: the connection's socket while @dp_on; the endpoint owns it
  * @tx_work: runs the TX engine, @rx_work: the RX engine
+ * @tx_lock: held by the TX engine's runner
  * @fail_work: moves the QP to Terminate after a data path error
  * @fenced: a client-server Responder may not send before the first
  *	FPDU arrives (RFC 5044 7.1.2)
@@ -328,6 +331,7 @@ struct siw2_qp {
 	struct socket *sock;
 	struct work_struct tx_work;
 	struct work_struct rx_work;
+	struct mutex tx_lock; /* the TX engine */
 	struct work_struct fail_work;
 	bool fenced;
 	u32 err_slot;

@@ -197,17 +197,24 @@ static void siw2_sk_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = siw2_sk_cep(sk);
 	if (cep && cep->dp_qp)
-		siw2_rx_kick(cep->dp_qp);
+		siw2_rx_data_ready(cep->dp_qp, sk);
 	else if (cep)
 		siw2_cep_kick(cep, SIW2_CEPF_READ);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Room in the send buffer again: the TX engine may go on. */
+/*
+ * Room in the send buffer again: the TX engine may go on. TCP calls this
+ * on every ACK while SOCK_NOSPACE is set; clear it once there is room,
+ * as sk_stream_write_space() does, so that one kick suffices.
+ */
 static void siw2_sk_write_space(struct sock *sk)
 {
 	struct siw2_cep *cep;
 
+	if (!sk_stream_is_writeable(sk) || !sk->sk_socket)
+		return;
+	clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = siw2_sk_cep(sk);
 	if (cep && cep->dp_qp)

@@ -3,12 +3,13 @@
  * siw2 data path: the per-QP transmit and receive engines (siw2_tx.c,
  * siw2_rx.c) and what the QP, memory and CM code share with them.
  *
- * Threading: each QP has one TX and one RX work item on siw2_dp_wq. A
- * work item never runs twice at once, so each engine's state is private
- * to it; they meet only in the SQ (qp->sq.lock), the ORQ (qp->sq.lock)
- * and the IRQ (qp->irq_lock). Neither engine takes qp->state_lock or the
- * endpoint's mutex, so both may be stopped with cancel_work_sync() by a
- * holder of either.
+ * Threading: each engine has one runner at a time. TX runs under
+ * qp->tx_lock, as the QP's work item or in a user QP's post_send. RX runs
+ * under the socket lock, in the socket's data_ready callback or as the
+ * QP's work item. The engines meet only in the SQ and ORQ (qp->sq.lock)
+ * and the IRQ (qp->irq_lock). Neither takes qp->state_lock or the
+ * endpoint's mutex, so a holder of either may stop them
+ * (siw2_qp_dp_stop()).
  */
 #ifndef _SIW2_DP_H
 #define _SIW2_DP_H
@@ -20,6 +21,7 @@
 
 struct siw2_qp;
 struct siw2_mr;
+struct sock;
 
 /*
  * FPDU sizing. Towards a peer that is not siw2 an FPDU fits one TCP
@@ -35,8 +37,12 @@ struct siw2_mr;
 /* Terminate: control, DDP Segment Length, DDP and RDMAP headers. */
 #define SIW2_TERM_PAYLOAD_MAX	(4 + 2 + 18 + 28)
 
-/* Work budgets per work item run, then the item requeues itself. */
+/*
+ * Budgets per engine run, then the work item goes on (nvmet-tcp's
+ * pattern). RX first runs in the socket's data_ready callback, bounded.
+ */
 #define SIW2_RX_BUDGET		(256 * 1024)
+#define SIW2_RX_SOFTIRQ_BUDGET	(64 * 1024)
 #define SIW2_TX_BUDGET		(256 * 1024)
 
 /* SQE life cycle (siw2_sqe.state), under qp->sq.lock. */
@@ -240,6 +246,7 @@ int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
 
 /* siw2_tx.c */
 void siw2_tx_work(struct work_struct *work);
+void siw2_tx_direct(struct siw2_qp *qp);
 void siw2_tx_kick(struct siw2_qp *qp);
 void siw2_tx_init(struct siw2_qp *qp);
 void siw2_tx_release(struct siw2_qp *qp);
@@ -250,6 +257,7 @@ u32 siw2_sq_reap(struct siw2_qp *qp);
 
 /* siw2_rx.c */
 void siw2_rx_work(struct work_struct *work);
+void siw2_rx_data_ready(struct siw2_qp *qp, struct sock *sk);
 void siw2_rx_kick(struct siw2_qp *qp);
 void siw2_rx_init(struct siw2_qp *qp, bool read_rtr);
 void siw2_rx_release(struct siw2_qp *qp);

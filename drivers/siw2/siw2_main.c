@@ -411,8 +411,12 @@ static int __init siw2_init(void)
 	siw2_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
 	if (!siw2_wq)
 		return -ENOMEM;
-	/* Reclaim-safe: NFS and other storage ULPs run over the data path. */
-	siw2_dp_wq = alloc_workqueue("siw2_dp", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	/*
+	 * Reclaim-safe: NFS and other storage ULPs run over the data path.
+	 * Unbound: the CPU that queued a run is often busy polling the CQ.
+	 */
+	siw2_dp_wq = alloc_workqueue("siw2_dp", WQ_UNBOUND | WQ_MEM_RECLAIM |
+				     WQ_HIGHPRI, 0);
 	if (!siw2_dp_wq) {
 		rv = -ENOMEM;
 		goto err_wq;

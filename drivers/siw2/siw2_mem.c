@@ -72,9 +72,8 @@ err:
 	return ERR_PTR(rv);
 }
 
-static void siw2_mr_release(struct kref *ref)
+static void siw2_mr_destroy(struct siw2_mr *mr)
 {
-	struct siw2_mr *mr = container_of(ref, struct siw2_mr, ref);
 	struct siw2_device *sdev = to_siw2_dev(mr->base.device);
 
 	ib_umem_release(mr->umem);
@@ -82,6 +81,24 @@ static void siw2_mr_release(struct kref *ref)
 	kvfree(mr->pages);
 	kfree_rcu(mr, rcu);
 	siw2_obj_put(sdev, SIW2_OBJ_MR);
+}
+
+static void siw2_mr_free_work(struct work_struct *work)
+{
+	siw2_mr_destroy(container_of(work, struct siw2_mr, free_work));
+}
+
+static void siw2_mr_release(struct kref *ref)
+{
+	struct siw2_mr *mr = container_of(ref, struct siw2_mr, ref);
+
+	/* Unpinning may sleep; the RX engine may drop the last reference. */
+	if (in_task()) {
+		siw2_mr_destroy(mr);
+		return;
+	}
+	INIT_WORK(&mr->free_work, siw2_mr_free_work);
+	queue_work(siw2_wq, &mr->free_work);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <net/sock.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include <uapi/rdma/siw2-abi.h>
@@ -188,10 +189,20 @@ static void siw2_qp_flush(struct siw2_qp *qp)
 		siw2_flush_wc(qp, qp->rcq, rqe.wr_id, IB_WC_RECV);
 }
 
-/* Stop both engines; neither runs or is queued afterwards. */
+/*
+ * Stop both engines; neither runs or is queued afterwards. A data_ready
+ * run holds the socket's lock, a direct TX run the TX lock: taking each
+ * once waits for a run in progress, and later ones see @dp_on false.
+ */
 static void siw2_qp_dp_stop(struct siw2_qp *qp)
 {
 	WRITE_ONCE(qp->dp_on, false);
+	if (qp->sock) {
+		lock_sock(qp->sock->sk);
+		release_sock(qp->sock->sk);
+	}
+	mutex_lock(&qp->tx_lock);
+	mutex_unlock(&qp->tx_lock);
 	cancel_work_sync(&qp->rx_work);
 	cancel_work_sync(&qp->tx_work);
 }
@@ -460,6 +471,7 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		goto err_wq;
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, siw2_tx_work);
+	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->rx_work, siw2_rx_work);
 	INIT_WORK(&qp->fail_work, siw2_qp_fail_work);
 	qp->err_slot = U32_MAX;
@@ -664,6 +676,7 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->rcq != qp->scq)
 		siw2_cq_purge_qp(qp->rcq, ibqp);
 	siw2_qp_free_queues(qp);
+	mutex_destroy(&qp->tx_lock);
 	mutex_destroy(&qp->state_lock);
 	siw2_obj_put(sdev, SIW2_OBJ_QP);
 	return 0;
@@ -832,7 +845,10 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (rv)
 			break;
 	}
-	if (posted)
+	/* A user QP posts from its system call: send from there. */
+	if (posted && qp->base.uobject)
+		siw2_tx_direct(qp);
+	else if (posted)
 		siw2_tx_kick(qp);
 	if (rv)
 		*bad_wr = wr;

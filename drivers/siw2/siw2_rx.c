@@ -4,10 +4,11 @@
  * pieces TCP delivers them, to DDP placement and RDMAP processing
  * (RFC 5044 5, RFC 5041 5-7, RFC 5040 5-7).
  *
- * One work item per QP reads the socket with tcp_read_sock(): the parser
- * below sees the socket buffers directly and copies each payload octet
- * once, from the skb into the registered page. A run handles at most
- * SIW2_RX_BUDGET octets and requeues itself.
+ * The engine reads the socket with tcp_read_sock(): the parser below sees
+ * the socket buffers directly and copies each payload octet once, from
+ * the skb into the registered page. It first runs in the socket's
+ * data_ready callback, for at most SIW2_RX_SOFTIRQ_BUDGET octets, then
+ * as the QP's work item, SIW2_RX_BUDGET octets per run.
  *
  * Every header field is validated before the first payload octet is
  * placed: STag, PD, rights, bounds and TO wrap for tagged segments; QN,
@@ -846,17 +847,31 @@ static int siw2_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return done;
 }
 
+/*
+ * One RX engine run over what the socket holds, under the socket lock
+ * (owned, or its spinlock in softirq): that lock serialises every run.
+ * Return: true when the budget ran out with input left.
+ */
+static bool siw2_rx_run(struct siw2_qp *qp, struct sock *sk, size_t budget)
+{
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = budget,
+	};
+
+	if (!READ_ONCE(qp->dp_on))
+		return false;
+	tcp_read_sock(sk, &desc, siw2_rx_actor);
+	return !desc.count && !skb_queue_empty(&sk->sk_receive_queue);
+}
+
 /**
- * siw2_rx_work - the RX engine
+ * siw2_rx_work - the RX engine, as a work item
  * @work: the QP's rx_work
  */
 void siw2_rx_work(struct work_struct *work)
 {
 	struct siw2_qp *qp = container_of(work, struct siw2_qp, rx_work);
-	read_descriptor_t desc = {
-		.arg.data = qp,
-		.count = SIW2_RX_BUDGET,
-	};
 	struct sock *sk;
 	bool more;
 
@@ -864,9 +879,23 @@ void siw2_rx_work(struct work_struct *work)
 		return;
 	sk = qp->sock->sk;
 	lock_sock(sk);
-	tcp_read_sock(sk, &desc, siw2_rx_actor);
-	more = !desc.count && !skb_queue_empty(&sk->sk_receive_queue);
+	more = siw2_rx_run(qp, sk, SIW2_RX_BUDGET);
 	release_sock(sk);
 	if (more)
+		siw2_rx_kick(qp);
+}
+
+/**
+ * siw2_rx_data_ready - input arrived: run the RX engine at once
+ * @qp: QP
+ * @sk: its socket, from its data_ready callback (socket lock held)
+ *
+ * At most SIW2_RX_SOFTIRQ_BUDGET octets are handled here, in the
+ * caller's (softirq) context, so that a small message completes without
+ * waiting for a worker; the work item takes over the rest.
+ */
+void siw2_rx_data_ready(struct siw2_qp *qp, struct sock *sk)
+{
+	if (siw2_rx_run(qp, sk, SIW2_RX_SOFTIRQ_BUDGET))
 		siw2_rx_kick(qp);
 }

@@ -4,9 +4,10 @@
  * DDP segments (RFC 5041 5), framed as MPA FPDUs with CRC32c (RFC 5044 5),
  * handed to TCP without blocking.
  *
- * One work item per QP. A run sends at most SIW2_TX_BUDGET octets and
- * requeues itself; a full socket ends the run and write_space() starts
- * the next. Messages go out whole, one after the other: Read Responses
+ * The engine runs under qp->tx_lock, either as the QP's work item or, for
+ * user QPs, directly in the post_send system call (siw2_tx_direct()). A
+ * run sends at most SIW2_TX_BUDGET octets, then the work item continues;
+ * a full socket ends the run and write_space() starts the next. Messages go out whole, one after the other: Read Responses
  * first (RFC 5040 5.5 only orders them among themselves), then the send
  * queue in order. A Terminate goes out at the next FPDU boundary, and
  * nothing after it.
@@ -609,32 +610,30 @@ static void siw2_tx_llp_error(struct siw2_qp *qp)
 	siw2_qp_dp_fail(qp, true);
 }
 
-/**
- * siw2_tx_work - the TX engine
- * @work: the QP's tx_work
- */
-void siw2_tx_work(struct work_struct *work)
+/* One TX engine run; qp->tx_lock held. Return: true to run again. */
+static bool siw2_tx_run(struct siw2_qp *qp)
 {
-	struct siw2_qp *qp = container_of(work, struct siw2_qp, tx_work);
 	struct siw2_tx *tx = &qp->tx;
 	size_t budget = SIW2_TX_BUDGET;
 	bool more;
 	int rv;
+
+	lockdep_assert_held(&qp->tx_lock);
 
 	while (READ_ONCE(qp->dp_on)) {
 		if (tx->fpdu_left) {
 			more = tx->kind != SIW2_TX_IDLE && tx->off < tx->len;
 			rv = siw2_tx_push(qp, &budget, more);
 			if (rv == -EAGAIN)
-				return;	/* write_space() kicks us again */
+				return false;	/* write_space() kicks us */
 			if (rv) {
 				siw2_tx_llp_error(qp);
-				return;
+				return false;
 			}
 			if (tx->term_sent) {
 				/* The Terminate is out: the stream ends. */
 				siw2_qp_dp_fail(qp, false);
-				return;
+				return false;
 			}
 			continue;
 		}
@@ -648,8 +647,10 @@ void siw2_tx_work(struct work_struct *work)
 				      tx->fpdu_left);
 			continue;
 		}
-		if (test_bit(0, &qp->dp_failed) || !budget)
-			break;
+		if (test_bit(0, &qp->dp_failed))
+			return false;
+		if (!budget)
+			return true;
 		if (tx->kind != SIW2_TX_IDLE) {
 			if (tx->off < tx->len || !tx->fpdus)
 				siw2_tx_build(qp);
@@ -658,10 +659,47 @@ void siw2_tx_work(struct work_struct *work)
 			continue;
 		}
 		if (READ_ONCE(qp->fenced))
-			return;	/* the first FPDU's arrival kicks us */
+			return false;	/* the first FPDU's arrival kicks us */
 		if (!siw2_tx_pick_rresp(qp) && !siw2_tx_pick_sqe(qp))
-			return;
+			return false;
 	}
-	if (READ_ONCE(qp->dp_on) && !test_bit(0, &qp->dp_failed))
-		queue_work(siw2_dp_wq, &qp->tx_work);
+	return false;
+}
+
+/**
+ * siw2_tx_work - the TX engine, as a work item
+ * @work: the QP's tx_work
+ */
+void siw2_tx_work(struct work_struct *work)
+{
+	struct siw2_qp *qp = container_of(work, struct siw2_qp, tx_work);
+	bool again;
+
+	mutex_lock(&qp->tx_lock);
+	again = siw2_tx_run(qp);
+	mutex_unlock(&qp->tx_lock);
+	if (again)
+		siw2_tx_kick(qp);
+}
+
+/**
+ * siw2_tx_direct - run the TX engine in the poster's own context
+ * @qp: QP; the caller may sleep (a user QP's post_send system call)
+ *
+ * Sending from the system call spares a work item wake-up, which waits
+ * for a CPU that a polling consumer keeps busy. If the engine is busy
+ * elsewhere, or the budget runs out, the work item takes over.
+ */
+void siw2_tx_direct(struct siw2_qp *qp)
+{
+	bool again;
+
+	if (!mutex_trylock(&qp->tx_lock)) {
+		siw2_tx_kick(qp);
+		return;
+	}
+	again = siw2_tx_run(qp);
+	mutex_unlock(&qp->tx_lock);
+	if (again)
+		siw2_tx_kick(qp);
 }
