@@ -54,6 +54,7 @@ enum siw2_obj {
  * @qp_xa: QP number -> QP
  * @qpn_next: next QP number to try (cyclic, so numbers are not reused soon)
  * @mr_xa: STag index -> MR
+ * @mr_next: next STag index to try (cyclic: a stale STag stays invalid)
  * @debugfs: per-device debugfs directory
  * @cep_lock: protects @cep_list
  * @cep_list: every connection endpoint of the device (siw2_cm.c)
@@ -75,6 +76,7 @@ struct siw2_device {
 	struct xarray qp_xa;
 	u32 qpn_next;
 	struct xarray mr_xa;
+	u32 mr_next;
 	struct dentry *debugfs;
 	spinlock_t cep_lock; /* cep_list */
 	struct list_head cep_list;

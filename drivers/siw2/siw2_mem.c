@@ -50,9 +50,14 @@ static struct siw2_mr *siw2_mr_new(struct ib_pd *pd, enum siw2_mr_type type,
 		rv = -ENOMEM;
 		goto err;
 	}
-	rv = xa_alloc(&sdev->mr_xa, &index, mr,
-		      XA_LIMIT(1, SIW2_STAG_INDEX_MAX), GFP_KERNEL);
-	if (rv) {
+	/*
+	 * Cyclic: a deregistered STag names nothing for a long while, rather
+	 * than the next region registered (RFC 5040 5.2).
+	 */
+	rv = xa_alloc_cyclic(&sdev->mr_xa, &index, mr,
+			     XA_LIMIT(1, SIW2_STAG_INDEX_MAX), &sdev->mr_next,
+			     GFP_KERNEL);
+	if (rv < 0) {
 		kfree(mr);
 		rv = rv == -EBUSY ? -ENOMEM : rv;
 		goto err;

@@ -1014,8 +1014,8 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		/* A Read RTR used QN 1 MSN 1 of the Initiator (MPA2-P2P-15). */
 		if (conn->p2p && conn->rtr == SIW2_RTR_READ && active)
 			qp->tx.msn_next[SIW2_QN_READ_REQ] = 2;
-		siw2_rx_init(qp, conn->p2p && conn->rtr == SIW2_RTR_READ &&
-				 !active);
+		siw2_rx_init(qp,
+			     conn->p2p && conn->rtr == SIW2_RTR_READ && !active);
 		WRITE_ONCE(qp->dp_on, true);
 		siw2_qp_set_state(qp, IB_QPS_RTS);
 	}

@@ -7,9 +7,11 @@
  * The engine runs under qp->tx_lock, either as the QP's work item or, for
  * user QPs, directly in the post_send system call (siw2_tx_direct()). A
  * run sends at most SIW2_TX_BUDGET octets, then the work item continues;
- * a full socket ends the run and write_space() starts the next. Messages go out whole, one after the other: Read Responses
- * first (RFC 5040 5.5 only orders them among themselves), then the send
- * queue in order. A Terminate goes out at the next FPDU boundary, and
+ * a full socket ends the run and write_space() starts the next.
+ *
+ * Messages go out whole, one after the other: Read Responses first
+ * (RFC 5040 5.5 only orders them among themselves), then the send queue
+ * in order. A Terminate goes out at the next FPDU boundary, and
  * nothing after it.
  *
  * The payload is copied by TCP (sendmsg over kvecs): a work request
@@ -464,43 +466,41 @@ static void siw2_tx_advance(struct siw2_tx *tx, u32 n)
 	}
 }
 
+static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl)
+{
+	struct siw2_ddp_untagged *h = p;
+	struct siw2_rdmap_read_req *rr = (void *)(h + 1);
+	const struct siw2_sqe *w = &tx->wqe;
+
+	h->ctrl = cpu_to_be16(ctrl);
+	h->rsvd_ulp = cpu_to_be32(tx->inval);
+	h->qn = cpu_to_be32(tx->qn);
+	h->msn = cpu_to_be32(tx->msn);
+	h->mo = cpu_to_be32(tx->off);
+	if (tx->op != SIW2_OP_READ_REQ)
+		return sizeof(*h);
+	rr->sink_stag = cpu_to_be32(w->num_sge ? w->sge[0].lkey : 0);
+	rr->sink_to = cpu_to_be64(w->num_sge ? w->sge[0].addr : 0);
+	rr->read_size = cpu_to_be32(w->len);
+	rr->src_stag = cpu_to_be32(w->rkey);
+	rr->src_to = cpu_to_be64(w->raddr);
+	return sizeof(*h) + sizeof(*rr);
+}
+
 /* Write the DDP/RDMAP header of the next segment; return its length. */
-static u32 siw2_tx_hdr(struct siw2_qp *qp, u32 seg, bool last)
+static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last)
 {
 	struct siw2_tx *tx = &qp->tx;
 	u8 *p = tx->hdr + SIW2_MPA_HDR_LEN;
 	u16 ctrl = siw2_ddp_ctrl(tx->tagged, last, 1, tx->op);
+	struct siw2_ddp_tagged *h = (void *)p;
 
-	if (tx->tagged) {
-		struct siw2_ddp_tagged *h = (void *)p;
-
-		h->ctrl = cpu_to_be16(ctrl);
-		h->stag = cpu_to_be32(tx->stag);
-		h->to = cpu_to_be64(tx->to + tx->off);
-		return sizeof(*h);
-	} else {
-		struct siw2_ddp_untagged *h = (void *)p;
-
-		h->ctrl = cpu_to_be16(ctrl);
-		h->rsvd_ulp = cpu_to_be32(tx->inval);
-		h->qn = cpu_to_be32(tx->qn);
-		h->msn = cpu_to_be32(tx->msn);
-		h->mo = cpu_to_be32(tx->off);
-		if (tx->op == SIW2_OP_READ_REQ) {
-			struct siw2_rdmap_read_req *rr = (void *)(h + 1);
-			const struct siw2_sqe *w = &tx->wqe;
-
-			rr->sink_stag = cpu_to_be32(w->num_sge ?
-						    w->sge[0].lkey : 0);
-			rr->sink_to = cpu_to_be64(w->num_sge ?
-						  w->sge[0].addr : 0);
-			rr->read_size = cpu_to_be32(w->len);
-			rr->src_stag = cpu_to_be32(w->rkey);
-			rr->src_to = cpu_to_be64(w->raddr);
-			return sizeof(*h) + sizeof(*rr);
-		}
-		return sizeof(*h);
-	}
+	if (!tx->tagged)
+		return siw2_tx_hdr_untagged(tx, p, ctrl);
+	h->ctrl = cpu_to_be16(ctrl);
+	h->stag = cpu_to_be32(tx->stag);
+	h->to = cpu_to_be64(tx->to + tx->off);
+	return sizeof(*h);
 }
 
 /* Frame the next DDP segment of the current message as one FPDU. */
@@ -528,7 +528,7 @@ static void siw2_tx_build(struct siw2_qp *qp)
 		siw2_tx_advance(tx, n);
 		seg += n;
 	}
-	hlen = siw2_tx_hdr(qp, seg, tx->off + seg == tx->len);
+	hlen = siw2_tx_hdr(qp, tx->off + seg == tx->len);
 	ulpdu = hlen + seg;
 	put_unaligned_be16(ulpdu, tx->hdr);
 	tx->iov[0].iov_base = tx->hdr;
