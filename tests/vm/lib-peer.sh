@@ -96,3 +96,109 @@ cm_listening() {
 wait_cm_listen() {
 	wait_until "${2:-20}" cm_listening "$1"
 }
+
+# --- Helpers for the data path cases (tests/vm/cases/6x-dp-*.sh)
+#
+#   tcp_listening PID PORT   true if the network namespace of process PID has
+#                            a TCP socket listening on PORT.  Reads
+#                            /proc/PID/net/tcp and tcp6 with bash builtins:
+#                            polling starts no process, so it does not slow
+#                            down the server it waits for (under TCG one
+#                            "rdma resource show" costs ~0.3 s of guest
+#                            CPU).  An iWARP rdma_listen() puts the rdma_cm
+#                            id in LISTEN before the driver's TCP socket
+#                            listens, so the socket means the id is ready
+#   wait_tcp_listen PID PORT [SECS]   wait up to SECS (default 20) for
+#                            tcp_listening; return 1 on timeout or when PID
+#                            exits
+#   kmsg_mark TAG            write "siw2-test: mark TAG" into the kernel log
+#   kmsg_since TAG           print the kernel log from that mark on
+#   siw_dbg_rts              turn on siw's own "enter RTS: crc=y|n" debug
+#                            message (dynamic debug; printed as
+#                            "IBDEV: QP[n] ...: enter RTS: crc=y, ord=.."
+#                            for every siw QP that enters RTS): the only
+#                            place siw says whether a QP uses MPA CRC.
+#                            Return 1 if it cannot be turned on
+#   dp_pair_devices SRV CLI  the RDMA devices of a two-namespace data path
+#                            test: namespace pa (netdev pa-v) gets one
+#                            device of driver SRV (siw2 or siw), pb (pb-v)
+#                            one of CLI; siw2 devices are named s2a/s2b,
+#                            siw devices siw_a/siw_b.  A device of the other
+#                            driver is deleted first (after waiting up to
+#                            20 s for its rdma resources to go: a delete
+#                            blocks while a process holds an rdma_cm id).
+#                            Sets DP_DEV_A and DP_DEV_B.  The caller loads
+#                            the modules; fails on error
+
+tcp_listening() {
+	local pid=$1 hex f laddr st
+	printf -v hex ':%04X' "$2"
+	for f in "/proc/$pid/net/tcp" "/proc/$pid/net/tcp6"; do
+		[[ -r $f ]] || continue
+		while read -r _ laddr _ st _; do
+			[[ $st == 0A && $laddr == *"$hex" ]] && return 0
+		done <"$f"
+	done 2>/dev/null
+	return 1
+}
+
+wait_tcp_listen() {
+	local pid=$1 port=$2
+	wait_until "${3:-20}" eval "tcp_listening $pid $port || ! kill -0 $pid 2>/dev/null" &&
+		tcp_listening "$pid" "$port"
+}
+
+kmsg_mark() { echo "siw2-test: mark $1" >/dev/kmsg; }
+
+kmsg_since() {
+	dmesg | awk -v m="siw2-test: mark $1" 'index($0, m) { buf = ""; on = 1; next } on { buf = buf $0 "\n" } END { printf "%s", buf }'
+}
+
+siw_dbg_rts() {
+	local ctl=/sys/kernel/debug/dynamic_debug/control
+	[[ -w $ctl ]] || return 1
+	echo 'module siw format "enter RTS" +p' >"$ctl" 2>/dev/null || return 1
+	grep -q '\[siw\].*=p.*enter RTS' "$ctl"
+}
+
+DP_DEV_A='' DP_DEV_B=''
+
+# _dp_dev NS NETDEV CUR DRV SUFFIX: echo the device name for DRV, replacing
+# CUR if it is of the other driver.
+_dp_dev() {
+	local ns=$1 netdev=$2 cur=$3 drv=$4 sfx=$5 want
+	case $drv in
+	siw2) want=s2$sfx ;;
+	siw) want=siw_$sfx ;;
+	*) fail "dp_pair_devices: unknown driver '$drv'" ;;
+	esac
+	if [[ -n $cur && $cur != "$want" ]]; then
+		# A process still holding an rdma_cm id would block the delete.
+		wait_until 20 dp_no_resources_on "$cur" ||
+			{ rdma resource show >&2; fail "rdma resources left on $cur"; }
+		timeout 60 rdma link delete "$cur" || fail "rdma link delete $cur"
+		cur=
+	fi
+	if [[ -z $cur ]]; then
+		if [[ $drv == siw2 ]]; then
+			siw2_link_add "$ns" "$want" "$netdev" >&2 || fail "rdma link add $want"
+		else
+			siw_link_add "$ns" "$want" "$netdev" >&2 || fail "rdma link add $want"
+		fi
+		wait_port_active "$want" || fail "$want port not ACTIVE"
+	fi
+	echo "$want"
+}
+
+# dp_no_resources_on IBDEV: no rdma resource (cm_id, qp, pd, cq, mr, ctx,
+# srq) counted on IBDEV.
+dp_no_resources_on() {
+	rdma resource show 2>/dev/null | awk -v d="$1:" '
+		$2 == d { for (i = 3; i < NF; i += 2) if ($(i + 1) != 0) bad = 1 }
+		END { exit bad }'
+}
+
+dp_pair_devices() {
+	DP_DEV_A=$(_dp_dev pa pa-v "$DP_DEV_A" "$1" a) || exit 1
+	DP_DEV_B=$(_dp_dev pb pb-v "$DP_DEV_B" "$2" b) || exit 1
+}
