@@ -13,6 +13,7 @@ PKGS=(
 	linux-headers-6.12-amd64	# to build siw2.ko
 	linux-source-6.12	# scripts/checkpatch.pl
 	rdma-core ibverbs-utils rdmacm-utils perftest
+	nfs-kernel-server	# case 64: exportfs, rpc.mountd, rpcbind, mount.nfs
 	libibverbs-dev librdmacm-dev
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
 	gcc make pkg-config strace
