@@ -8,6 +8,8 @@
 #                   (installs missing packages first)
 #   make kunit      only the KUnit suites (tests/kunit/run.sh)
 #   make demo       boot a VM with two namespaces and show siw2 devices working
+#   make bench      siw2 vs Linux siw, rxe and TCP in one VM (tools/bench.sh;
+#                   BENCH_QUICK=1 for a short run); results in build/bench/
 #
 # KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
 # else to the newest installed Debian 6.12 headers.
@@ -25,7 +27,7 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 
 export KDIR KVER
 
-.PHONY: all module ktest provider progs peer kunit install uninstall check demo deps clean checkpatch
+.PHONY: all module ktest provider progs peer kunit install uninstall check demo deps clean checkpatch bench
 
 all: module ktest provider progs
 
@@ -74,6 +76,11 @@ check: deps
 demo: deps
 	$(MAKE) all
 	tools/demo.sh
+
+bench:
+	tools/install-deps.sh bench
+	$(MAKE) all peer
+	tools/bench.sh
 
 checkpatch:
 	tools/checkpatch.sh

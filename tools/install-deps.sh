@@ -5,6 +5,9 @@
 # suite.  Idempotent: only missing packages are installed, and the (slow)
 # "apt-get update" runs only when something is missing, so a fully set up
 # machine pays nothing but one dpkg-query call.
+#
+#   tools/install-deps.sh          build + test packages (make check, CI)
+#   tools/install-deps.sh bench    those plus the benchmark's (make bench)
 set -euo pipefail
 
 PKGS=(
@@ -20,7 +23,19 @@ PKGS=(
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 )
 
+# Only "make bench" needs these (tools/bench.sh): TCP baselines in the
+# guest and the plots on the host.
+BENCH_PKGS=(
+	iperf3 sockperf		# TCP bandwidth, TCP ping-pong latency
+	gnuplot-nox		# bandwidth.png, latency.png
+)
+
 want=("${PKGS[@]}")
+case ${1:-} in
+'') ;;
+bench) want+=("${BENCH_PKGS[@]}") ;;
+*) echo "install-deps: unknown argument '$1' (usage: $0 [bench])" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do

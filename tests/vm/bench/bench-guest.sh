@@ -1,0 +1,544 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# Guest side of "make bench" (tools/bench.sh boots it with tests/vm/vm.sh's
+# vm_boot).  Not a test case: it never fails on slow numbers, it only
+# measures and records.  A driver that cannot be loaded or whose runs fail
+# is recorded as failed and the bench goes on with the next driver.
+#
+# Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
+#         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
+#         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL.
+# Output: $SIW2_RESULTS/runs.tsv   one line per run (see RUN_HDR below)
+#         $SIW2_RESULTS/raw/       every program's stdout+stderr
+#         $SIW2_RESULTS/info.txt   guest facts (kernel, tools, topology)
+#
+# Paths (both veth pairs get BENCH_MTU):
+#   nspair  namespaces bench_a (server, 198.18.7.1/24 on bench_a-v) and
+#           bench_b (client, 198.18.7.2/24 on bench_b-v) joined by one veth
+#           pair; used by siw, siw2 and TCP.  The two veth ends get distinct
+#           ifindexes (30, 31): Linux siw binds a wildcard listener to its
+#           netdev's ifindex inside the listener's namespace, so with equal
+#           ifindexes (what "ip link add ... netns" gives both ends) the
+#           listeners of siw_a and siw_b collide (cma_listen_on_dev error
+#           -98) and perftest's wildcard rdma_listen fails.
+#   initns  rdma_rxe of 6.12 opens its UDP socket in the initial namespace
+#           only, so both rxe devices sit on the two ends of one veth pair
+#           in the initial namespace: brx-a (server, 198.18.8.1/32, rxe_a)
+#           and brx-b (client, 198.18.8.2/32, rxe_b).  Both addresses are
+#           local, so policy routing keeps the traffic on the veth instead of
+#           the loopback shortcut: rules before the "local" table (moved from
+#           priority 0 to 100) send locally generated packets (iif lo) and
+#           lookups bound to the veth (oif, as rxe and rdma_cm's netdev check
+#           do) for the peer's address out of the local veth end; received
+#           packets still hit the local table; accept_local=1 lets a packet
+#           whose source address is local in (rp_filter 0); neighbours are
+#           static.  TCP is measured on this path too (tcp-initns) to show
+#           the two paths carry TCP alike.
+set -u
+source "$SIW2_TOP/tests/vm/lib.sh"
+source "$SIW2_TOP/tests/vm/lib-peer.sh"
+
+OUT=$SIW2_RESULTS
+RAW=$OUT/raw
+TSV=$OUT/runs.tsv
+INFO=$OUT/info.txt
+mkdir -p "$RAW"
+
+BENCH_REPEATS=3 BENCH_DURATION=4 BENCH_SIZES="64 4096 65536 1048576"
+BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2"
+BENCH_MTU=1500 BENCH_MAX_FAIL=3
+# shellcheck source=/dev/null
+[[ -f $OUT/bench.conf ]] && source "$OUT/bench.conf"
+REPS=$BENCH_REPEATS D=$BENCH_DURATION
+
+NS_A=bench_a NS_B=bench_b
+NSP_SRV=198.18.7.1 NSP_CLI=198.18.7.2
+INI_A=brx-a INI_B=brx-b
+INI_SRV=198.18.8.1 INI_CLI=198.18.8.2
+
+BW_TESTS="ib_write_bw ib_read_bw ib_send_bw"
+LAT_TESTS="ib_write_lat ib_read_lat ib_send_lat"
+
+# runs.tsv: one line per run.  value: Gbit/s (bw, iperf3) or usec (lat:
+# perftest t_typical = median; sockperf: median of RTT/2).  extra: bw: the
+# message rate in Mmsg/s; lat: "avg=..,p99=..".  note: calibration warnings
+# and the like.
+RUN_HDR="driver	path	test	size	rep	status	value	extra	secs	log	note"
+[[ -f $TSV ]] || echo "$RUN_HDR" >"$TSV"
+
+say() { log "$*"; }
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
+record() {		# record DRIVER PATH TEST SIZE REP STATUS VALUE EXTRA SECS LOG NOTE
+	local IFS=$'\t'
+	echo "$*" >>"$TSV"
+}
+
+# bg_start NS LOG CMD...: CMD in namespace NS ("-" = initial) in the
+# background under timeout(1); BG_PID is the timeout process (ip netns exec
+# execs it), so a kill reaches the program.
+BG_PID=
+bg_start() {
+	local ns=$1 logf=$2
+	shift 2
+	if [[ $ns == - ]]; then
+		timeout "$@" >"$logf" 2>&1 &
+	else
+		ip netns exec "$ns" timeout "$@" >"$logf" 2>&1 &
+	fi
+	BG_PID=$!
+}
+bg_stop() {		# bg_stop [GRACE]: wait GRACE s (default 0) for it, then kill
+	[[ -n $BG_PID ]] || return 0
+	wait_until "${1:-0}" eval "! kill -0 $BG_PID 2>/dev/null" ||
+		kill "$BG_PID" 2>/dev/null
+	wait "$BG_PID" 2>/dev/null
+	BG_PID=
+}
+trap 'bg_stop' EXIT
+
+# bench_tcp_listening PID PORT: the network namespace of process PID has a
+# TCP socket listening on PORT.  Bash builtins only: under TCG a process
+# start costs ~0.1 s of guest CPU, and polling with ss slowed down the very
+# server it waited for.
+bench_tcp_listening() {
+	local hex f laddr st
+	printf -v hex ':%04X' "$2"
+	for f in "/proc/$1/net/tcp" "/proc/$1/net/tcp6"; do
+		[[ -r $f ]] || continue
+		while read -r _ laddr _ st _; do
+			[[ $st == 0A && $laddr == *"$hex" ]] && return 0
+		done <"$f"
+	done 2>/dev/null
+	return 1
+}
+
+# --- topologies --------------------------------------------------------
+
+nspair_up() {
+	local ns
+	ip netns add $NS_A && ip netns add $NS_B || return 1
+	ip link add $NS_A-v index 30 netns $NS_A mtu "$BENCH_MTU" type veth \
+		peer name $NS_B-v index 31 netns $NS_B mtu "$BENCH_MTU" || return 1
+	ip -n $NS_A addr add $NSP_SRV/24 dev $NS_A-v || return 1
+	ip -n $NS_B addr add $NSP_CLI/24 dev $NS_B-v || return 1
+	for ns in $NS_A $NS_B; do
+		ip -n "$ns" link set lo up && ip -n "$ns" link set "$ns-v" up || return 1
+	done
+	wait_until 10 eval "ip -n $NS_A link show $NS_A-v | grep -q LOWER_UP &&
+		ip -n $NS_B link show $NS_B-v | grep -q LOWER_UP"
+}
+
+INI_RULES=(
+	"pref 10 iif lo to $INI_SRV lookup 181"
+	"pref 11 oif $INI_B to $INI_SRV lookup 181"
+	"pref 12 iif lo to $INI_CLI lookup 182"
+	"pref 13 oif $INI_A to $INI_CLI lookup 182"
+)
+initns_up() {
+	local d r
+	ip link add $INI_A mtu "$BENCH_MTU" type veth peer name $INI_B mtu "$BENCH_MTU" || return 1
+	ip addr add $INI_SRV/32 dev $INI_A && ip addr add $INI_CLI/32 dev $INI_B || return 1
+	ip link set $INI_A up && ip link set $INI_B up || return 1
+	ip route add $INI_SRV/32 dev $INI_B src $INI_CLI table 181 || return 1
+	ip route add $INI_CLI/32 dev $INI_A src $INI_SRV table 182 || return 1
+	for r in "${INI_RULES[@]}"; do
+		# shellcheck disable=SC2086
+		ip rule add $r || return 1
+	done
+	ip rule add pref 100 lookup local && ip rule del pref 0 lookup local || return 1
+	for d in all default $INI_A $INI_B; do
+		sysctl -qw "net.ipv4.conf.$d.accept_local=1" "net.ipv4.conf.$d.rp_filter=0" || return 1
+	done
+	ip neigh replace $INI_SRV lladdr "$(cat /sys/class/net/$INI_A/address)" \
+		dev $INI_B nud permanent || return 1
+	ip neigh replace $INI_CLI lladdr "$(cat /sys/class/net/$INI_B/address)" \
+		dev $INI_A nud permanent || return 1
+	wait_until 10 eval "ip link show $INI_A | grep -q LOWER_UP &&
+		ip link show $INI_B | grep -q LOWER_UP" || return 1
+	# The proof that nothing takes the loopback shortcut.
+	ip route get $INI_SRV | grep -q "dev $INI_B" &&
+		ip route get $INI_CLI | grep -q "dev $INI_A"
+}
+initns_down() {
+	local r d
+	ip rule add pref 0 lookup local 2>/dev/null
+	ip rule del pref 100 lookup local 2>/dev/null
+	for r in "${INI_RULES[@]}"; do
+		# shellcheck disable=SC2086
+		ip rule del $r 2>/dev/null
+	done
+	ip route flush table 181 2>/dev/null
+	ip route flush table 182 2>/dev/null
+	ip link del $INI_A 2>/dev/null
+	for d in all default; do
+		sysctl -qw net.ipv4.conf.$d.accept_local=0 2>/dev/null
+	done
+	return 0
+}
+
+# Byte counters of a netdev: "rx tx".
+dev_bytes() {
+	in_ns "$1" cat "/sys/class/net/$2/statistics/rx_bytes" "/sys/class/net/$2/statistics/tx_bytes" |
+		tr '\n' ' '
+}
+
+# --- perftest ----------------------------------------------------------
+
+PORT=21000
+# pt_attempt TEST SIZE SRVNS CLINS SRVDEV CLIDEV ADDR BASE: one perftest
+# client/server run on a fresh port, output in $RAW/BASE.{cli,srv}.  Sets
+# A_STATUS (ok, timeout, rcN, nolisten, noresult), A_VALUE, A_EXTRA, A_NOTE.
+pt_attempt() {
+	local test=$1 size=$2 sns=$3 cns=$4 sdev=$5 cdev=$6 addr=$7 base=$8
+	local tmo crc line f t0=$EPOCHREALTIME t1 t2
+	local -a args
+	A_STATUS=ok A_VALUE='' A_EXTRA='' A_TIMES=''
+	PORT=$((PORT + 1))
+	args=(-R -F -p "$PORT" -s "$size")
+	if [[ $test == *_bw ]]; then
+		args+=(-D "$D" -f 1 --report_gbits)
+		tmo=$((3 * D + 40))
+	else
+		args+=(-n "$BENCH_LAT_ITERS")
+		tmo=60
+	fi
+	bg_start "$sns" "$RAW/$base.srv" $((tmo + 30)) stdbuf -oL "$test" "${args[@]}" -d "$sdev"
+	# iWARP: the rdma_cm id shows LISTEN before the driver's TCP socket
+	# listens; wait for the socket (in the server's namespace for siw and
+	# siw2).  RoCE (rxe) has no socket: the id is the listener.
+	local listening=(wait_until 20 bench_tcp_listening "$BG_PID" "$PORT")
+	[[ $sns == - ]] && listening=(wait_cm_listen "$PORT" 20)
+	if ! "${listening[@]}"; then
+		A_STATUS=nolisten
+		bg_stop
+		return
+	fi
+	t1=$EPOCHREALTIME
+	in_ns "$cns" timeout "$tmo" stdbuf -oL "$test" "${args[@]}" -d "$cdev" "$addr" \
+		>"$RAW/$base.cli" 2>&1
+	crc=$?
+	t2=$EPOCHREALTIME
+	bg_stop 15
+	A_TIMES="server start $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, client $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s"
+	if (( crc == 124 )); then
+		A_STATUS=timeout
+	elif (( crc != 0 )); then
+		A_STATUS=rc$crc
+	fi
+	[[ $A_STATUS == ok ]] || return
+	# perftest converts CPU cycles to time with a clock rate it measures at
+	# start; on a busy host that measurement fails ("Correlation
+	# coefficient r^2 < 0.9"), the fallback rate can be far off (bandwidth
+	# 0.000000 was seen), so such a run counts as failed (and is retried).
+	if grep -q 'Correlation coefficient' "$RAW/$base.cli"; then
+		A_STATUS=calibration
+		return
+	fi
+	# The result line: first field the size, second the iteration count.
+	line=$(awk -v s="$size" '$1 == s && $2 ~ /^[0-9]+$/ { print; exit }' "$RAW/$base.cli")
+	if [[ -z $line ]]; then
+		A_STATUS=noresult
+	elif [[ $test == *_bw ]]; then
+		# bytes iters peak average msgrate
+		read -r _ _ _ A_VALUE A_EXTRA _ <<<"$line"
+	else
+		# bytes iters t_min t_max t_typical t_avg t_stdev p99 p99.9
+		read -r -a f <<<"$line"
+		A_VALUE=${f[4]} A_EXTRA="avg=${f[5]},p99=${f[7]}"
+	fi
+	[[ $A_STATUS != ok ]] || awk -v v="$A_VALUE" 'BEGIN { exit !(v + 0 > 0) }' ||
+		A_STATUS=zero
+}
+
+# pt_run DRIVER PATH TEST SIZE REP SRVNS CLINS SRVDEV CLIDEV ADDR: one
+# measurement, recorded in runs.tsv; a run that failed fast (not a
+# timeout) is tried once more, on a new port.  Returns 0 if it produced a
+# number.
+pt_run() {
+	local drv=$1 path=$2 test=$3 size=$4 rep=$5 base t0 note unit=us
+	shift 5
+	base=$drv-$test-$size-r$rep
+	t0=$EPOCHREALTIME
+	pt_attempt "$test" "$size" "$@" "$base"
+	note=''
+	if [[ $A_STATUS != ok && $A_STATUS != timeout ]]; then
+		say "$drv $test $size B rep $rep: $A_STATUS, trying once more"
+		note="attempt 1: $A_STATUS"
+		base+=-a2
+		pt_attempt "$test" "$size" "$@" "$base"
+	fi
+	record "$drv" "$path" "$test" "$size" "$rep" "$A_STATUS" "$A_VALUE" "$A_EXTRA" \
+		"$(elapsed "$t0")" "raw/$base.cli" "$note"
+	[[ $test == *_bw ]] && unit=Gbit/s
+	say "$drv $test $size B rep $rep: $A_STATUS${A_VALUE:+ $A_VALUE $unit} ($A_TIMES)"
+	[[ $A_STATUS == ok ]]
+}
+
+# pt_driver DRIVER PATH SRVNS CLINS SRVDEV CLIDEV ADDR: every perftest
+# configuration, BENCH_REPEATS times (repeat-major order, so that slow
+# phases of a noisy host spread over all configurations).  A configuration
+# that fails is not repeated; after BENCH_MAX_FAIL consecutive failed
+# configurations the driver's remaining runs are skipped.
+pt_driver() {
+	local drv=$1 path=$2 rep cfg test size consec=0 broken=
+	shift 2
+	local -a cfgs=()
+	local -A failed=()
+	for test in $BW_TESTS; do
+		for size in $BENCH_SIZES; do cfgs+=("$test:$size"); done
+	done
+	for test in $LAT_TESTS; do cfgs+=("$test:$BENCH_LAT_SIZE"); done
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for cfg in "${cfgs[@]}"; do
+			test=${cfg%%:*} size=${cfg#*:}
+			if [[ -n $broken || -n ${failed[$cfg]:-} ]]; then
+				record "$drv" "$path" "$test" "$size" "$rep" skipped "" "" 0 "" \
+					"${broken:-earlier repeat failed}"
+				continue
+			fi
+			if pt_run "$drv" "$path" "$test" "$size" "$rep" "$@"; then
+				consec=0
+			else
+				failed[$cfg]=1
+				consec=$((consec + 1))
+				if (( consec >= BENCH_MAX_FAIL )); then
+					broken="$consec consecutive configurations failed"
+					say "$drv: $broken, skipping the rest"
+				fi
+			fi
+		done
+	done
+}
+
+# driver_failed DRIVER PATH REASON: record every configuration as failed
+# (the driver could not be set up).
+driver_failed() {
+	local drv=$1 path=$2 why=$3 test size
+	say "$drv: not measured: $why"
+	for test in $BW_TESTS; do
+		for size in $BENCH_SIZES; do
+			record "$drv" "$path" "$test" "$size" 1 setup-failed "" "" 0 "" "$why"
+		done
+	done
+	for test in $LAT_TESTS; do
+		record "$drv" "$path" "$test" "$BENCH_LAT_SIZE" 1 setup-failed "" "" 0 "" "$why"
+	done
+}
+
+# Nothing may hold the devices when they are deleted, or the delete blocks
+# (see tests/vm/cases/50-siw-peer.sh).
+# Only user contexts and rdma_cm ids count: a RoCE device keeps a PD, CQ
+# and QP of its own (the GSI QP of the MAD layer).
+no_rdma_objects() {
+	rdma resource show | awk -v a="$1:" -v b="$2:" '$2 == a || $2 == b {
+		for (i = 3; i < NF; i += 2)
+			if (($i == "ctx" || $i == "cm_id") && $(i + 1) != 0) bad = 1
+	} END { exit bad }'
+}
+devs_delete() {		# devs_delete DEV...
+	local d
+	wait_until 20 no_rdma_objects "$1" "${2:-$1}" ||
+		say "rdma objects left: $(rdma resource show | tr '\n' ' ')"
+	for d in "$@"; do
+		siw2_dev_exists "$d" || continue
+		timeout 60 rdma link delete "$d" || say "rdma link delete $d failed"
+	done
+}
+
+devs_add() {		# devs_add TYPE NS_A DEV_A NETDEV_A NS_B DEV_B NETDEV_B
+	local type=$1
+	in_ns "$2" rdma link add "$3" type "$type" netdev "$4" || return 1
+	in_ns "$5" rdma link add "$6" type "$type" netdev "$7" || return 1
+	wait_port_active "$3" && wait_port_active "$6" || return 1
+	# RoCE: the IPv4 GIDs come from the netdev's addresses a moment after
+	# the device (ib_core's GID cache work); the first rdma_cm connect
+	# before that failed ("Failed to handle RDMA CM event", then perftest
+	# crashed).
+	[[ $type == rxe ]] || return 0
+	wait_until 10 has_ipv4_gid "$3" && wait_until 10 has_ipv4_gid "$6"
+}
+has_ipv4_gid() {	# has_ipv4_gid IBDEV: a ::ffff:a.b.c.d GID on port 1
+	grep -qs '^0000:0000:0000:0000:0000:ffff:' /sys/class/infiniband/"$1"/ports/1/gids/*
+}
+
+# --- TCP ---------------------------------------------------------------
+
+# tcp_runs DRIVER PATH SRVNS CLINS ADDR: iperf3 (one stream) and sockperf
+# TCP ping-pong, BENCH_REPEATS times each.
+tcp_runs() {
+	local drv=$1 path=$2 sns=$3 cns=$4 addr=$5 rep base t0 status value extra crc
+	for ((rep = 1; rep <= REPS; rep++)); do
+		PORT=$((PORT + 1))
+		base=$drv-iperf3-r$rep
+		t0=$EPOCHREALTIME status=ok value='' extra=''
+		bg_start "$sns" "$RAW/$base.srv" $((D + 60)) iperf3 -s -1 -B "$addr" -p "$PORT"
+		if ! wait_until 20 bench_tcp_listening "$BG_PID" "$PORT"; then
+			status=nolisten
+		else
+			in_ns "$cns" timeout $((D + 40)) iperf3 -c "$addr" -p "$PORT" -t $((D - 1)) -O 1 -J \
+				>"$RAW/$base.cli" 2>&1
+			crc=$?
+			(( crc == 0 )) || status=rc$crc
+			value=$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))["end"]
+print("%.4f %d" % (d["sum_received"]["bits_per_second"] / 1e9, d["sum_sent"].get("retransmits", 0)))' \
+				"$RAW/$base.cli" 2>/dev/null)
+			if [[ -n $value ]]; then
+				extra="retransmits=${value#* }" value=${value%% *}
+			elif [[ $status == ok ]]; then
+				status=noresult
+			fi
+			[[ $status == ok ]] || value=
+		fi
+		bg_stop 10
+		record "$drv" "$path" iperf3 stream "$rep" "$status" "$value" "$extra" \
+			"$(elapsed "$t0")" "raw/$base.cli" ""
+		say "$drv iperf3 rep $rep: $status ${value:+$value Gbit/s}"
+
+		PORT=$((PORT + 1))
+		base=$drv-sockperf-r$rep
+		t0=$EPOCHREALTIME status=ok value='' extra=''
+		# Both ends busy-poll (recvfrom on a non-blocking socket), as
+		# perftest polls its completion queue: a blocking ping-pong
+		# measures how fast QEMU wakes a halted vCPU on a busy host
+		# (2-4 ms seen with thread=multi) rather than the path.  sockperf
+		# allows its recvfrom loop only with a feed file.
+		echo "T:$addr:$PORT" >"$RAW/$base.feed"
+		bg_start "$sns" "$RAW/$base.srv" $((D + 60)) sockperf server -f "$RAW/$base.feed" \
+			-F recvfrom --nonblocked
+		if ! wait_until 20 bench_tcp_listening "$BG_PID" "$PORT"; then
+			status=nolisten
+		else
+			in_ns "$cns" timeout $((D + 40)) sockperf ping-pong -f "$RAW/$base.feed" \
+				-F recvfrom --nonblocked -m "$BENCH_LAT_SIZE" -t "$D" >"$RAW/$base.cli" 2>&1
+			crc=$?
+			(( crc == 0 )) || status=rc$crc
+			value=$(sed -n 's/.*percentile 50.000 = *\([0-9.]*\).*/\1/p' "$RAW/$base.cli")
+			extra=$(sed -n 's/.*avg-latency=\([0-9.]*\).*/avg=\1/p' "$RAW/$base.cli")
+			extra+=$(sed -n 's/.*percentile 99.000 = *\([0-9.]*\).*/,p99=\1/p' "$RAW/$base.cli")
+			[[ -n $value ]] || { [[ $status == ok ]] && status=noresult; }
+			[[ $status == ok ]] || value=
+		fi
+		bg_stop
+		record "$drv" "$path" sockperf "$BENCH_LAT_SIZE" "$rep" "$status" "$value" "$extra" \
+			"$(elapsed "$t0")" "raw/$base.cli" ""
+		say "$drv sockperf rep $rep: $status ${value:+$value us}"
+	done
+}
+
+# --- drivers -----------------------------------------------------------
+
+run_tcp() {
+	say "== tcp on nspair ($NSP_CLI -> $NSP_SRV)"
+	tcp_runs tcp nspair $NS_A $NS_B $NSP_SRV
+}
+
+run_siw() {
+	local why
+	say "== siw (Linux siw.ko) on nspair"
+	if ! why=$( (siw_peer_load) 2>&1 ); then
+		driver_failed siw nspair "load: $(echo "$why" | tail -n1)"
+		return
+	fi
+	echo "siw.ko: $(siw_peer_ko)" >>"$INFO"
+	if ! devs_add siw $NS_A siw_a $NS_A-v $NS_B siw_b $NS_B-v; then
+		driver_failed siw nspair "rdma link add / port not active"
+	else
+		pt_driver siw nspair $NS_A $NS_B siw_a siw_b $NSP_SRV
+	fi
+	devs_delete siw_a siw_b
+	rmmod siw 2>/dev/null || say "rmmod siw failed"
+}
+
+run_rxe() {
+	local b0 b1
+	say "== rxe on initns (veth $INI_B -> $INI_A in the initial namespace)"
+	if ! modprobe rdma_rxe; then
+		driver_failed rxe initns "modprobe rdma_rxe failed"
+		return
+	fi
+	if ! initns_up; then
+		driver_failed rxe initns "initial-namespace veth path setup failed"
+		initns_down
+		return
+	fi
+	b0=$(dev_bytes - $INI_B)
+	if ! devs_add rxe - rxe_a $INI_A - rxe_b $INI_B; then
+		driver_failed rxe initns "rdma link add / port not active"
+	else
+		ibv_devinfo -d rxe_a >>"$INFO" 2>&1
+		pt_driver rxe initns - - rxe_a rxe_b $INI_SRV
+	fi
+	devs_delete rxe_a rxe_b
+	b1=$(dev_bytes - $INI_B)
+	echo "rxe phase: $INI_B rx/tx bytes before: $b0 after: $b1; lo: $(dev_bytes - lo)" >>"$INFO"
+	# TCP on the same path: shows whether the two paths carry TCP alike.
+	say "== tcp on initns ($INI_CLI -> $INI_SRV)"
+	tcp_runs tcp-initns initns - - $INI_SRV
+	initns_down
+	modprobe -r rdma_rxe 2>/dev/null || say "modprobe -r rdma_rxe failed"
+}
+
+run_siw2() {
+	local why
+	say "== siw2 on nspair"
+	if ! why=$( (siw2_load) 2>&1 ); then
+		driver_failed siw2 nspair "load: $(echo "$why" | tail -n1)"
+		return
+	fi
+	if ! devs_add siw2 $NS_A siw2_a $NS_A-v $NS_B siw2_b $NS_B-v; then
+		driver_failed siw2 nspair "rdma link add / port not active"
+	else
+		pt_driver siw2 nspair $NS_A $NS_B siw2_a siw2_b $NSP_SRV
+	fi
+	devs_delete siw2_a siw2_b
+	modprobe -r siw2 2>/dev/null || say "modprobe -r siw2 failed"
+}
+
+# --- main --------------------------------------------------------------
+
+{
+	echo "kernel: $(uname -r)"
+	echo "cpus: $(nproc)  mem: $(awk '/MemTotal/ { print $2 " kB" }' /proc/meminfo)"
+	echo "cmdline: $(cat /proc/cmdline)"
+	echo "perftest: $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
+	echo "iperf3: $(dpkg-query -W -f='${Version}' iperf3 2>/dev/null)"
+	echo "sockperf: $(dpkg-query -W -f='${Version}' sockperf 2>/dev/null)"
+	echo "rdma-core: $(dpkg-query -W -f='${Version}' rdma-core 2>/dev/null)"
+	echo "config: repeats=$REPS duration=${D}s sizes=$BENCH_SIZES lat_size=$BENCH_LAT_SIZE"
+	echo "config: lat_iters=$BENCH_LAT_ITERS drivers=$BENCH_DRIVERS mtu=$BENCH_MTU max_fail=$BENCH_MAX_FAIL"
+} >"$INFO"
+
+missing=
+for c in ib_write_bw iperf3 sockperf rdma ss stdbuf python3; do
+	command -v "$c" >/dev/null || missing+=" $c"
+done
+[[ -z $missing ]] || say "missing tools:$missing (tools/install-deps.sh bench); their runs fail"
+
+for m in ib_core ib_uverbs iw_cm rdma_cm rdma_ucm; do
+	modprobe "$m" || say "modprobe $m failed"
+done
+if ! nspair_up; then
+	say "namespace pair setup failed"
+	exit 1
+fi
+echo "nspair: $NS_A $(ip -n $NS_A -br addr show $NS_A-v) / $NS_B $(ip -n $NS_B -br addr show $NS_B-v)" >>"$INFO"
+
+T0=$EPOCHREALTIME
+for drv in $BENCH_DRIVERS; do
+	t=$EPOCHREALTIME
+	b0=$(dev_bytes $NS_B $NS_B-v)
+	case $drv in
+	tcp)  run_tcp ;;
+	siw)  run_siw ;;
+	rxe)  run_rxe ;;
+	siw2) run_siw2 ;;
+	*)    say "unknown driver '$drv' in BENCH_DRIVERS" ;;
+	esac
+	echo "phase $drv: $(elapsed "$t") s; $NS_B-v rx/tx bytes before: $b0 after: $(dev_bytes $NS_B $NS_B-v)" >>"$INFO"
+done
+echo "total: $(elapsed "$T0") s" >>"$INFO"
+say "bench done in $(elapsed "$T0") s"
+exit 0

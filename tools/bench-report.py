@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# tools/bench-report.py DIR
+#
+# Turn the raw results of one "make bench" run (DIR/runs.tsv, written by
+# tests/vm/bench/bench-guest.sh, plus DIR/info.txt and DIR/host.txt) into
+# DIR/results.md (medians, min-max spread, repeat counts, ratios of siw2 to
+# siw, rxe and TCP) and the gnuplot inputs DIR/plot/*.dat + DIR/plots.gp
+# (tools/bench.sh runs gnuplot on them).  Only the Python standard library.
+import csv
+import math
+import os
+import statistics
+import sys
+
+DRIVERS = ["siw2", "siw", "rxe"]
+BW_TESTS = ["ib_write_bw", "ib_read_bw", "ib_send_bw"]
+LAT_TESTS = ["ib_write_lat", "ib_read_lat", "ib_send_lat"]
+PATHS = {
+    "nspair": "veth between namespaces bench_a (server) and bench_b (client)",
+    "initns": "veth brx-a/brx-b, both ends in the initial namespace, policy-routed",
+}
+
+
+def fmt(v):
+    """3 significant digits, no exponent for the ranges we see."""
+    if v is None:
+        return "?"
+    if v == 0:
+        return "0"
+    digits = max(0, 2 - int(math.floor(math.log10(abs(v)))))
+    return f"{v:.{digits}f}"
+
+
+def size_label(s):
+    s = int(s)
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if s >= div and s % div == 0:
+            return f"{s // div} {unit}"
+    return f"{s} B"
+
+
+class Cell:
+    """The runs of one (driver, test, size): ok values and failures."""
+
+    def __init__(self):
+        self.values = []
+        self.failed = []     # (status, note)
+
+    @property
+    def median(self):
+        return statistics.median(self.values) if self.values else None
+
+    def text(self):
+        if self.values:
+            lo, hi = min(self.values), max(self.values)
+            n = len(self.values)
+            extra = ""
+            if self.failed:
+                extra = f", {len(self.failed)} failed"
+            if n == 1:
+                return f"{fmt(self.median)} (n=1{extra})"
+            return f"{fmt(self.median)} ({fmt(lo)}-{fmt(hi)}, n={n}{extra})"
+        if self.failed:
+            return "n/a (failed)"
+        return "-"
+
+
+def load(path):
+    cells = {}
+    rows = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            rows.append(r)
+            key = (r["driver"], r["test"], r["size"])
+            c = cells.setdefault(key, Cell())
+            if r["status"] == "ok" and r["value"]:
+                c.values.append(float(r["value"]))
+            else:
+                c.failed.append((r["status"], r.get("note") or ""))
+    return cells, rows
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "n/a"
+    r = a / b
+    return f"{r:.2f}" if r >= 0.995 else fmt(r)
+
+
+def read_kv(path):
+    try:
+        with open(path) as f:
+            return f.read().rstrip("\n")
+    except OSError:
+        return ""
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench-report.py DIR")
+    out = sys.argv[1]
+    tsv = os.path.join(out, "runs.tsv")
+    if not os.path.exists(tsv):
+        sys.exit(f"bench-report: no {tsv}")
+    cells, rows = load(tsv)
+    info = read_kv(os.path.join(out, "info.txt"))
+    host = read_kv(os.path.join(out, "host.txt"))
+
+    def cell(drv, test, size):
+        return cells.get((drv, test, str(size)), Cell())
+
+    sizes = sorted({int(r["size"]) for r in rows if r["test"] in BW_TESTS})
+    lat_sizes = sorted({int(r["size"]) for r in rows if r["test"] in LAT_TESTS})
+    lat_size = lat_sizes[0] if lat_sizes else 64
+    tcp_bw = cell("tcp", "iperf3", "stream")
+    tcp_lat = cell("tcp", "sockperf", lat_size)
+    paths = {}
+    for r in rows:
+        paths.setdefault(r["driver"], r["path"])
+
+    L = []
+    L.append("# siw2 benchmark results")
+    L.append("")
+    L.append("Produced by `make bench` (tools/bench.sh); how to read it: "
+             "Documentation/performance.md.")
+    L.append("")
+    L.append("Cells: median (min-max, n = successful repeats). "
+             "`n/a (failed)`: attempted, no run produced a number; `-`: not run.")
+    L.append("")
+    L.append("## Bandwidth, one QP, Gbit/s (higher is better)")
+    L.append("")
+    L.append("perftest over rdma_cm (`-R`), duration mode, client-side average. "
+             "TCP: iperf3, one stream (independent of the message size column).")
+    L.append("")
+    L.append("| Test | Size | siw2 | siw | rxe | TCP | siw2/siw | siw2/rxe | siw2/TCP |")
+    L.append("|---|---:|---|---|---|---|---:|---:|---:|")
+    for test in BW_TESTS:
+        for s in sizes:
+            c = {d: cell(d, test, s) for d in DRIVERS}
+            m2 = c["siw2"].median
+            L.append(f"| {test} | {size_label(s)} | {c['siw2'].text()} | {c['siw'].text()} | "
+                     f"{c['rxe'].text()} | {tcp_bw.text()} | {ratio(m2, c['siw'].median)} | "
+                     f"{ratio(m2, c['rxe'].median)} | {ratio(m2, tcp_bw.median)} |")
+    L.append("")
+    L.append(f"## Latency, {lat_size} B, microseconds (lower is better; ratios below 1 favour siw2)")
+    L.append("")
+    L.append("perftest `t_typical` (the median of the run's iterations). "
+             "write/send: half the round trip, as perftest reports it; read: one whole "
+             "RDMA Read round trip. TCP: sockperf ping-pong median (both ends busy-poll, "
+             "as perftest does); half the round trip "
+             "in the write/send rows, the whole round trip (2x) in the read row.")
+    L.append("")
+    L.append("| Test | siw2 | siw | rxe | TCP | siw2/siw | siw2/rxe | siw2/TCP |")
+    L.append("|---|---|---|---|---|---:|---:|---:|")
+    for test in LAT_TESTS:
+        c = {d: cell(d, test, lat_size) for d in DRIVERS}
+        m2 = c["siw2"].median
+        tcp = tcp_lat
+        if test == "ib_read_lat":
+            tcp = Cell()
+            tcp.values = [2 * v for v in tcp_lat.values]
+            tcp.failed = tcp_lat.failed
+        L.append(f"| {test} | {c['siw2'].text()} | {c['siw'].text()} | {c['rxe'].text()} | "
+                 f"{tcp.text()} | {ratio(m2, c['siw'].median)} | {ratio(m2, c['rxe'].median)} | "
+                 f"{ratio(m2, tcp.median)} |")
+    L.append("")
+    L.append("## Paths")
+    L.append("")
+    L.append("| Driver | Path | |")
+    L.append("|---|---|---|")
+    for d in ["siw2", "siw", "rxe", "tcp", "tcp-initns"]:
+        if d in paths:
+            L.append(f"| {d} | {paths[d]} | {PATHS.get(paths[d], '')} |")
+    L.append("")
+    ti_bw = cell("tcp-initns", "iperf3", "stream")
+    ti_lat = cell("tcp-initns", "sockperf", lat_size)
+    if ti_bw.values or ti_bw.failed:
+        L.append("TCP on both paths (the rxe path is only usable if it carries TCP like "
+                 "the namespace pair does):")
+        L.append("")
+        L.append("| Path | iperf3 Gbit/s | sockperf half round trip, us |")
+        L.append("|---|---|---|")
+        L.append(f"| nspair | {tcp_bw.text()} | {tcp_lat.text()} |")
+        L.append(f"| initns | {ti_bw.text()} | {ti_lat.text()} |")
+        L.append("")
+    bad = [r for r in rows if r["status"] != "ok"]
+    if bad:
+        L.append("## Runs without a number")
+        L.append("")
+        by = {}
+        for r in bad:
+            k = (r["driver"], r["status"], r.get("note") or "")
+            by.setdefault(k, []).append(f"{r['test']}/{r['size']}/r{r['rep']}")
+        L.append("| Driver | Status | Note | Runs |")
+        L.append("|---|---|---|---|")
+        for (d, st, note), runs in sorted(by.items()):
+            shown = ", ".join(runs[:6]) + (f", ... ({len(runs)} in all)" if len(runs) > 6 else "")
+            L.append(f"| {d} | {st} | {note} | {shown} |")
+        L.append("")
+        L.append("Statuses: `timeout` (killed), `rcN` (exit status N), `nolisten` (the server "
+                 "never listened), `noresult` (no result line), `skipped` (an earlier repeat "
+                 "of the configuration, or too many configurations in a row, failed), "
+                 "`setup-failed` (module or devices could not be set up), "
+                 "`calibration` (perftest could not measure the CPU clock rate on the busy "
+                 "host: its times are untrustworthy), `zero` (a result of 0). "
+                 "A run that failed fast is tried once more; the note then names "
+                 "the first attempt's status. "
+                 "Raw output: `raw/`.")
+        L.append("")
+    L.append("## Run")
+    L.append("")
+    L.append("```")
+    if host:
+        L.append(host)
+    if info:
+        L.append(info)
+    L.append("```")
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+
+    write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat)
+
+
+def write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat):
+    pdir = os.path.join(out, "plot")
+    os.makedirs(pdir, exist_ok=True)
+    colors = {"siw2": "#d62728", "siw": "#1f77b4", "rxe": "#2ca02c", "TCP": "#7f7f7f"}
+    gp = ["# generated by tools/bench-report.py; run in the results directory",
+          "set terminal pngcairo size 1500,520 font 'sans,10' noenhanced",
+          "set output 'bandwidth.png'",
+          "set multiplot layout 1,3 title 'Bandwidth vs message size (one QP; median, "
+          "bars: min-max)'",
+          "set logscale x 2", "set logscale y", "set grid", "set format y '%g'",
+          "set xlabel 'message size'", "set ylabel 'Gbit/s'",
+          "set key top left",
+          "set xtics (" + ", ".join(f"'{size_label(s).replace(' ', '')}' {s}" for s in sizes) + ")"]
+    if sizes:
+        gp.append(f"set xrange [{sizes[0] / 2}:{sizes[-1] * 2}]")
+    for test in BW_TESTS:
+        plots = []
+        for d in DRIVERS:
+            rows = []
+            for s in sizes:
+                c = cell(d, test, s)
+                if c.values and min(c.values) > 0:
+                    rows.append(f"{s} {c.median} {min(c.values)} {max(c.values)}")
+            if rows:
+                fn = f"plot/bw-{d}-{test}.dat"
+                with open(os.path.join(out, fn), "w") as f:
+                    f.write("# size median min max (Gbit/s)\n" + "\n".join(rows) + "\n")
+                plots.append(f"'{fn}' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
+                             f"lc rgb '{colors[d]}' title '{d}'")
+        if tcp_bw.values and sizes:
+            plots.append(f"{tcp_bw.median} with lines dt 2 lw 2 lc rgb '{colors['TCP']}' "
+                         "title 'TCP (iperf3)'")
+        gp.append(f"set title '{test}'")
+        if plots:
+            gp.append("plot " + ", \\\n     ".join(plots))
+        else:
+            gp.append("set label 1 'no data' at graph 0.4, 0.5")
+            gp.append("plot 1/0 notitle")
+            gp.append("unset label 1")
+    gp.append("unset multiplot")
+
+    # Latency: one group per test, one bar per driver.
+    names = DRIVERS + ["TCP"]
+    vals = []
+    lines = []
+    for test in LAT_TESTS:
+        row = [test.replace("ib_", "").replace("_lat", "")]
+        for d in names:
+            if d == "TCP":
+                c = tcp_lat
+                k = 2 if test == "ib_read_lat" else 1
+            else:
+                c = cell(d, test, lat_size)
+                k = 1
+            if c.values:
+                v = [k * x for x in c.values]
+                row += [str(statistics.median(v)), str(min(v)), str(max(v))]
+                vals += v
+            else:
+                row += ["NaN", "NaN", "NaN"]
+        lines.append(" ".join(row))
+    with open(os.path.join(pdir, "latency.dat"), "w") as f:
+        f.write("# test " + " ".join(f"{n}_median {n}_min {n}_max" for n in names) + "\n")
+        f.write("\n".join(lines) + "\n")
+    gp += ["reset",
+           "set terminal pngcairo size 900,520 font 'sans,10' noenhanced",
+           "set output 'latency.png'",
+           f"set title 'Latency, {lat_size} B (median, bars: min-max; write/send: half round "
+           "trip, read: round trip)'",
+           "set style data histograms",
+           "set style histogram errorbars gap 1 lw 1",
+           "set style fill solid 0.8 border -1",
+           "set boxwidth 0.9", "set grid ytics",
+           "set ylabel 'microseconds'", "set key top left", "set format y '%g'",
+           "set datafile missing 'NaN'"]
+    if vals and min(vals) > 0 and max(vals) / min(vals) > 30:
+        gp.append("set logscale y")
+        gp.append(f"set yrange [{min(vals) / 2}:{max(vals) * 2}]")
+    else:
+        gp.append("set yrange [0:*]")
+    parts = []
+    for i, n in enumerate(names):
+        col = 2 + 3 * i
+        src = "'plot/latency.dat'" if i == 0 else "''"
+        xt = ":xtic(1)" if i == 0 else ""
+        parts.append(f"{src} using {col}:{col + 1}:{col + 2}{xt} lc rgb '{colors[n]}' title '{n}'")
+    gp.append("plot " + ", \\\n     ".join(parts))
+    with open(os.path.join(out, "plots.gp"), "w") as f:
+        f.write("\n".join(gp) + "\n")
+
+
+if __name__ == "__main__":
+    main()
