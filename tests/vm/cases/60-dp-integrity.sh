@@ -97,12 +97,12 @@ SEED_FIXED=20250917
 SEED_RANDOM=${SIW2_DP_SEED:-$(( (SRANDOM << 16 | SRANDOM & 0xffff) & 0x7fffffffffff ))}
 log "seeds: fixed $SEED_FIXED, random $SEED_RANDOM (rerun with SIW2_VM_APPEND=SIW2_DP_SEED=$SEED_RANDOM)"
 
-# Iterations per run, phase A and B, measured under TCG with other guests
-# on the host (step timings in the log): siw-siw 15 s for 150 (19 MB) and
-# 8 s for 40 (50-75 MB); siw2-siw2 4 s for 200 and 12 s for 80 (99 MB);
-# the mixed pairs 5 s for 150 and 9-10 s for 40.  The whole case took
-# 155 s with the counts below halved for siw2.
-declare -A ITERS_A=([siw-siw]=150 [siw2-siw2]=400 [siw2-siw]=250 [siw-siw2]=250)
+# Iterations per run, phase A and B, measured under TCG with three other
+# guests on the 2-CPU host (step timings in the log): siw-siw 16 s for 150
+# (19 MB) and 7 s for 40 (50-75 MB); siw2-siw2 8 s for 400 and 13 s for
+# 120; the mixed pairs 10-15 s for 250 and 7-8 s for 40.  With A counts of
+# 400/250 the whole case took 180 s wall, with these 173 s.
+declare -A ITERS_A=([siw-siw]=150 [siw2-siw2]=300 [siw2-siw]=200 [siw-siw2]=200)
 declare -A ITERS_B=([siw-siw]=40 [siw2-siw2]=120 [siw2-siw]=40 [siw-siw2]=40)
 SIZES_A=(-m 1M -M 256K)
 SIZES_B=(-m 16M -M 1M)
