@@ -298,10 +298,15 @@ static int siw2_qp_from_rts(struct siw2_qp *qp, enum ib_qp_state new)
 	}
 }
 
-/* Closing and Terminate only wind down: stay, or fall into Error. */
+/*
+ * Closing and Terminate only wind down: stay, or fall into Error. A
+ * graceful close (SQD) asked for after the connection has begun to end
+ * is already under way: librdmacm's rdma_disconnect() asks for it on
+ * iWARP whichever side closed first, so it succeeds and changes nothing.
+ */
 static int siw2_qp_stay_or_error(struct siw2_qp *qp, enum ib_qp_state new)
 {
-	if (new == qp->ib_state)
+	if (new == qp->ib_state || new == IB_QPS_SQD)
 		return 0;
 	if (new == IB_QPS_ERR)
 		return siw2_qp_enter_error(qp);
@@ -322,6 +327,9 @@ static int siw2_qp_from_error(struct siw2_qp *qp, enum ib_qp_state new)
 {
 	switch (new) {
 	case IB_QPS_ERR:
+		return 0;
+	case IB_QPS_SQD:
+		/* Nothing is left to close gracefully (see above). */
 		return 0;
 	case IB_QPS_RESET:
 		siw2_qp_discard(qp);

@@ -111,6 +111,11 @@ wait_cm_listen() {
 #   wait_tcp_listen PID PORT [SECS]   wait up to SECS (default 20) for
 #                            tcp_listening; return 1 on timeout or when PID
 #                            exits
+#   nap SECS                 sleep without starting a process (read -t on a
+#                            private FIFO): a sleep(1) per poll costs about
+#                            0.05-0.1 s of guest CPU under TCG, taken from
+#                            the programs being waited for
+#   poll_until SECS CMD...   wait_until (lib.sh) with nap 0.05 between tries
 #   kmsg_mark TAG            write "siw2-test: mark TAG" into the kernel log
 #   kmsg_since TAG           print the kernel log from that mark on
 #   siw_dbg_rts              turn on siw's own "enter RTS: crc=y|n" debug
@@ -144,8 +149,33 @@ tcp_listening() {
 
 wait_tcp_listen() {
 	local pid=$1 port=$2
-	wait_until "${3:-20}" eval "tcp_listening $pid $port || ! kill -0 $pid 2>/dev/null" &&
+	poll_until "${3:-20}" eval "tcp_listening $pid $port || ! kill -0 $pid 2>/dev/null" &&
 		tcp_listening "$pid" "$port"
+}
+
+_nap_fd=
+nap() {
+	local f
+	if [[ -z $_nap_fd ]]; then
+		f=/tmp/.nap.$$
+		rm -f "$f"
+		mkfifo "$f" && exec {_nap_fd}<>"$f"
+		rm -f "$f"
+	fi
+	read -r -t "$1" -u "$_nap_fd" _
+	return 0
+}
+
+poll_until() {
+	local secs=$1 deadline now
+	shift
+	deadline=$(( ${EPOCHREALTIME/./} + secs * 1000000 ))
+	while :; do
+		"$@" && return 0
+		now=${EPOCHREALTIME/./}
+		(( now >= deadline )) && return 1
+		nap 0.05
+	done
 }
 
 kmsg_mark() { echo "siw2-test: mark $1" >/dev/kmsg; }

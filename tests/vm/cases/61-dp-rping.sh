@@ -76,7 +76,13 @@ for w in ${pairs_knob//,/ }; do
 	esac
 done
 # Each pair once (their outputs are named after them).
-mapfile -t PAIRS < <(printf '%s\n' "${PAIRS[@]}" | awk '!seen[$0]++')
+declare -A seen=()
+uniq=()
+for p in "${PAIRS[@]}"; do
+	[[ -n ${seen[$p]:-} ]] || uniq+=("$p")
+	seen[$p]=1
+done
+PAIRS=("${uniq[@]}")
 log "pairs (server:client): ${PAIRS[*]}"
 want_siw2=0 want_siw=0
 for p in "${PAIRS[@]}"; do
@@ -116,7 +122,7 @@ trap kill_all EXIT
 reap() {
 	local -n _rc=$1
 	local pid=$2
-	if ! wait_until "$3" eval "! kill -0 $pid 2>/dev/null"; then
+	if ! poll_until "$3" eval "! kill -0 $pid 2>/dev/null"; then
 		kill -9 "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		_rc=124
