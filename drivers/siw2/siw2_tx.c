@@ -81,6 +81,12 @@ void siw2_tx_release(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 
+	if (tx->kind == SIW2_TX_RRESP) {
+		if (tx->irqe.mr)
+			siw2_mr_put(tx->irqe.mr);
+		tx->irqe.mr = NULL;
+		tx->nsrc = 0;
+	}
 	siw2_tx_put_src(tx);
 	tx->kind = SIW2_TX_IDLE;
 	tx->fpdu_left = 0;
@@ -351,7 +357,9 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 
 	spin_lock_bh(&qp->irq_lock);
 	if (qp->irq_count) {
+		/* The engine owns the source MR's reference from now on. */
 		tx->irqe = qp->irq[qp->irq_head];
+		qp->irq[qp->irq_head].mr = NULL;
 		found = true;
 	}
 	spin_unlock_bh(&qp->irq_lock);
@@ -371,7 +379,6 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 	tx->inline_buf = NULL;
 	tx->nsrc = 0;
 	if (tx->len) {
-		/* The IRQ entry keeps its reference; the source borrows it. */
 		tx->src[0].addr = tx->irqe.src_to;
 		tx->src[0].length = tx->len;
 		tx->src_mr[0] = NULL;
@@ -553,6 +560,17 @@ static void siw2_tx_build(struct siw2_qp *qp)
 		      tx->fpdu_left);
 	tx->off += seg;
 	tx->fpdus++;
+	/*
+	 * The Response's last FPDU frees its IRD slot before it goes: on a
+	 * local path sendmsg() can deliver it, and the peer can complete the
+	 * Read and send its next Request, before sendmsg() returns.
+	 */
+	if (tx->kind == SIW2_TX_RRESP && tx->off == tx->len) {
+		spin_lock_bh(&qp->irq_lock);
+		qp->irq_head = (qp->irq_head + 1) % qp->ird;
+		qp->irq_count--;
+		spin_unlock_bh(&qp->irq_lock);
+	}
 }
 
 /* The current message is all with TCP. */
@@ -561,12 +579,9 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 	struct siw2_tx *tx = &qp->tx;
 
 	if (tx->kind == SIW2_TX_RRESP) {
-		spin_lock_bh(&qp->irq_lock);
-		qp->irq_head = (qp->irq_head + 1) % qp->ird;
-		qp->irq_count--;
-		spin_unlock_bh(&qp->irq_lock);
 		if (tx->irqe.mr)
 			siw2_mr_put(tx->irqe.mr);
+		tx->irqe.mr = NULL;
 		tx->nsrc = 0;
 	} else {
 		siw2_tx_put_src(tx);

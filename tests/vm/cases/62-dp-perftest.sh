@@ -6,7 +6,8 @@
 # 1 B, 64 B, 4 KiB, 64 KiB and 1 MiB, one QP, the server in namespace pa
 # (198.18.10.1), the client in pb, joined by veth (MTU 1500: a message
 # longer than one MSS becomes several FPDUs).  20 iterations (-n), 5 at
-# 1 MiB.  Pairs (server:client:tools; knob SIW2_DP_PAIRS, see below):
+# 1 MiB.  Where siw2 is the Read Responder, ib_read_bw also runs for 4 s
+# at 64 KiB (-D 4), which keeps the IRD full (128 Reads in flight).  Pairs (server:client:tools; knob SIW2_DP_PAIRS, see below):
 #   - siw2:siw2:all  every tool at every size;
 #   - siw2:siw:bw    Linux siw client, siw2 server, the three bw tools: the
 #                    client is the requester, so siw2 is the Send receiver,
@@ -205,7 +206,7 @@ result() {
 	/^ *#bytes/ { hdr = 1; next }
 	hdr && !found && $1 ~ /^[0-9]+$/ && NF >= 5 {
 		found = 1
-		if ($1 != size || $2 != iters)
+		if ($1 != size || (iters ~ /^D/ ? $2 + 0 < 1 : $2 != iters))
 			bad = "result line for " $1 " B x " $2 ", not " size " x " iters
 		else if (kind == "bw" && !pos($4) && !pos($5))
 			bad = "BW average and MsgRate 0"
@@ -235,12 +236,15 @@ printf '%-18s %-13s %8s %5s  %-34s %-34s %s\n' pair tool size iters client serve
 # and OUT.c; sets WHY (what went wrong, empty if nothing), CRES, SRES.
 pt_try() {
 	local pair=$1 tool=$2 size=$3 iters=$4 o=$5 kind=bw rc src m b0 b1 drx dtx
+	local -a count=(-n "$iters")
 	[[ $tool == *_lat ]] && kind=lat
+	# D<secs>: perftest's duration mode instead of an iteration count.
+	[[ $iters == D* ]] && count=(-D "${iters#D}")
 	WHY=() CRES=- SRES=-
 	port=$((port + 1))
 	b0=$(pa_bytes)
 	ip netns exec pa stdbuf -oL "$tool" -R -d "$DP_DEV_A" -p "$port" \
-		-s "$size" -n "$iters" >"$o.s" 2>&1 &
+		-s "$size" "${count[@]}" >"$o.s" 2>&1 &
 	srv_pid=$!
 	if ! wait_tcp_listen "$srv_pid" "$port" 20; then
 		kill_srv
@@ -248,7 +252,7 @@ pt_try() {
 		return 1
 	fi
 	ip netns exec pb stdbuf -oL "$tool" -R -d "$DP_DEV_B" -p "$port" \
-		-s "$size" -n "$iters" "$SRV" >"$o.c" 2>&1 &
+		-s "$size" "${count[@]}" "$SRV" >"$o.c" 2>&1 &
 	cli_pid=$!
 	reap rc "$cli_pid" 45
 	cli_pid=''
@@ -276,7 +280,12 @@ pt_try() {
 		SRES=$(result "$o.s" "$kind" "$size" "$iters") || WHY+=("server: $SRES")
 	fi
 	# Payload on the wire, in the direction(s) of the data.
-	m=$((size * iters))
+	if [[ $iters == D* ]]; then
+		m=$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $1 * $2; exit }' "$o.c")
+		m=${m:-1}
+	else
+		m=$((size * iters))
+	fi
 	case $tool in
 	ib_send_bw | ib_write_bw) (( drx >= m )) || WHY+=("pa-v received $drx bytes, payload $m") ;;
 	ib_read_bw | ib_read_lat) (( dtx >= m )) || WHY+=("pa-v sent $dtx bytes, payload $m") ;;
@@ -290,10 +299,10 @@ pt_try() {
 # "Can't produce a report", and the other side sees its QP flushed);
 # returns 1 (and records it in FAILED) on any failure.
 pt_run() {
-	local pair=$1 tool=$2 size=$3 iters=20 name o t0 m f
-	(( size >= 1048576 )) && iters=5
-	name=$pair/$tool-$size
-	o=$R/${pair//:/-}/$tool-$size
+	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f
+	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
+	name=$pair/$tool-$size${4:+-$4}
+	o=$R/${pair//:/-}/$tool-$size${4:+-$4}
 	mkdir -p "${o%/*}"
 	runs=$((runs + 1))
 	t0=${EPOCHREALTIME/./}
@@ -351,6 +360,16 @@ for pair in "${PAIRS[@]}"; do
 	fi
 	dp_pair_devices "$sd" "$cd"
 	log "pair $pair: server $DP_DEV_A (pa), client $DP_DEV_B (pb), sizes $SIZES"
+	# Reads kept in flight for seconds fill siw2's IRD (perftest keeps
+	# 128 outstanding): the IRD slot of a Response must be free by the
+	# time the Requester can send its next Read (a race on veth).
+	if [[ $sd == siw2 && $set != lat ]]; then
+		if (( $(uptime_s) >= BUDGET )); then
+			NOTRUN+=("$pair/ib_read_bw-65536-D4 (time budget)")
+		else
+			pt_run "$pair" ib_read_bw 65536 D4
+		fi
+	fi
 	for tool in $tools; do
 		broken=''
 		for size in $SIZES; do
