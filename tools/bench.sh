@@ -19,8 +19,9 @@
 #
 # Knobs (environment):
 #   BENCH_REPEATS   repeats per configuration (3; BENCH_QUICK: 1)
-#   BENCH_DURATION  seconds per bandwidth/TCP run, perftest -D (4; quick: 3);
-#                   perftest measures the middle DURATION-2 s (-f 1)
+#   BENCH_DURATION  seconds per bandwidth/TCP run, perftest -D (3);
+#                   perftest measures the middle DURATION-2 s (-f 1): raise
+#                   it for less noise (each +1 s adds ~2.5 min)
 #   BENCH_SIZES     bandwidth message sizes ("64 4096 65536 1048576";
 #                   quick: "64 65536")
 #   BENCH_LAT_ITERS latency iterations per run (1000; quick: 300)
@@ -46,7 +47,7 @@ source "$SIW2_TOP/tests/vm/vm.sh"
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	: "${BENCH_REPEATS:=1}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 65536}" "${BENCH_LAT_ITERS:=300}"
 fi
-: "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=4}" "${BENCH_SIZES:=64 4096 65536 1048576}"
+: "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 4096 65536 1048576}"
 : "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2}" "${BENCH_MTU:=1500}"
 : "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}"
 # One host thread per vCPU.  With thread=single both vCPUs share one host

@@ -45,7 +45,7 @@ TSV=$OUT/runs.tsv
 INFO=$OUT/info.txt
 mkdir -p "$RAW"
 
-BENCH_REPEATS=3 BENCH_DURATION=4 BENCH_SIZES="64 4096 65536 1048576"
+BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
 BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3
 # shellcheck source=/dev/null
@@ -488,6 +488,10 @@ run_siw2() {
 		driver_failed siw2 nspair "load: $(echo "$why" | tail -n1)"
 		return
 	fi
+	# Peer-to-peer mode: ib_write_lat's server writes first, which a
+	# client-server Responder may not (MPA fencing, BASE-MPA-11).
+	echo 1 >/sys/module/siw2/parameters/peer_to_peer
+	say "siw2: peer_to_peer=1, mpa_crc=$(cat /sys/module/siw2/parameters/mpa_crc)"
 	if ! devs_add siw2 $NS_A siw2_a $NS_A-v $NS_B siw2_b $NS_B-v; then
 		driver_failed siw2 nspair "rdma link add / port not active"
 	else
