@@ -116,6 +116,20 @@ wait_cm_listen() {
 #                            0.05-0.1 s of guest CPU under TCG, taken from
 #                            the programs being waited for
 #   poll_until SECS CMD...   wait_until (lib.sh) with nap 0.05 between tries
+#   reap VAR PID SECS [CMD...]   wait up to SECS for PID to exit; VAR = its
+#                            status, or 124 if it had to be killed (-9);
+#                            CMD, if given, runs just before that kill
+#                            while the peers are still stuck, its output
+#                            in REAP_NOTE (empty otherwise)
+#   siw_rx_stalled NS PORT   print the established TCP connections on local
+#                            port PORT in NS that hold unread bytes; false
+#                            if none.  Linux siw reads its socket from
+#                            data_ready at once, so bytes left there while
+#                            a run hangs are its accept race (siw_accept()
+#                            sends the MPA Reply before it hands data_ready
+#                            to the QP; a first FPDU arriving in between
+#                            is not read until more data comes): see
+#                            60-dp-integrity.sh
 #   kmsg_mark TAG            write "siw2-test: mark TAG" into the kernel log
 #   kmsg_since TAG           print the kernel log from that mark on
 #   siw_dbg_rts              turn on siw's own "enter RTS: crc=y|n" debug
@@ -176,6 +190,29 @@ poll_until() {
 		(( now >= deadline )) && return 1
 		nap 0.05
 	done
+}
+
+REAP_NOTE=
+reap() {
+	local -n _rc=$1
+	local pid=$2 secs=$3
+	shift 3
+	REAP_NOTE=
+	if ! poll_until "$secs" eval "! kill -0 $pid 2>/dev/null"; then
+		(( $# )) && REAP_NOTE=$("$@" 2>&1)
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		_rc=124
+		return
+	fi
+	wait "$pid" 2>/dev/null
+	_rc=$?
+}
+
+siw_rx_stalled() {
+	ip netns exec "$1" ss -Htn state established "( sport = :$2 )" |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { if ($i > 0) { print "Recv-Q " $0; f = 1 } break } }
+		     END { exit !f }'
 }
 
 kmsg_mark() { echo "siw2-test: mark $1" >/dev/kmsg; }
