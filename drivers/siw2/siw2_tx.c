@@ -14,12 +14,17 @@
  * in order. A Terminate goes out at the next FPDU boundary, and
  * nothing after it.
  *
- * The payload is copied by TCP (sendmsg over kvecs): a work request
+ * Sends and Writes are copied by TCP (sendmsg over kvecs): a work request
  * completes once TCP holds its data (BASE-RDMAP-7), and the consumer may
  * reuse the buffer at once without changing what a retransmission sends.
+ * Read Responses complete nothing locally, so their payload pages go to
+ * TCP by reference (MSG_SPLICE_PAGES, tx_zcopy); the header and trailer
+ * are copied in calls of their own around them.
  */
 
 #include <linux/crc32c.h>
+#include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/unaligned.h>
@@ -29,6 +34,11 @@
 #include "siw2.h"
 #include "siw2_fpdu.h"
 #include "siw2_trace.h"
+
+static bool siw2_tx_zcopy = true;
+module_param_named(tx_zcopy, siw2_tx_zcopy, bool, 0644);
+MODULE_PARM_DESC(tx_zcopy,
+		 "send RDMA Read Response payload pages without copying (default: on)");
 
 /**
  * siw2_tx_kick - make the TX engine run
@@ -510,6 +520,54 @@ static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last)
 	return sizeof(*h);
 }
 
+/*
+ * The payload kvecs of the FPDU being built as page references for
+ * MSG_SPLICE_PAGES. False if a piece has no page TCP may hold on to
+ * (slab memory, an address outside the linear map and vmalloc): the
+ * FPDU is then copied like any other.
+ */
+static bool siw2_tx_zc_map(struct siw2_tx *tx)
+{
+	u32 i, nb = 0;
+
+	for (i = 1; i < tx->niov; i++) {
+		u8 *p = tx->iov[i].iov_base;
+		size_t left = tx->iov[i].iov_len;
+
+		while (left) {
+			size_t in = offset_in_page(p);
+			size_t n = min_t(size_t, left, PAGE_SIZE - in);
+			struct page *pg;
+
+			if (is_vmalloc_addr(p))
+				pg = vmalloc_to_page(p);
+			else if (virt_addr_valid(p))
+				pg = virt_to_page(p);
+			else
+				return false;
+			if (!pg || !sendpage_ok(pg) || nb == SIW2_TX_BVEC_MAX)
+				return false;
+			bvec_set_page(&tx->bvec[nb++], pg, n, in);
+			p += n;
+			left -= n;
+		}
+	}
+	tx->nbvec = nb;
+	return true;
+}
+
+/* Point @iter at the next part of a zero-copy FPDU. */
+static void siw2_tx_zc_next(struct siw2_tx *tx)
+{
+	struct kvec *t = &tx->iov[tx->niov - 1];
+
+	if (++tx->zc_part == 2)
+		iov_iter_bvec(&tx->iter, ITER_SOURCE, tx->bvec, tx->nbvec,
+			      tx->zc_len);
+	else
+		iov_iter_kvec(&tx->iter, ITER_SOURCE, t, 1, t->iov_len);
+}
+
 /* Frame the next DDP segment of the current message as one FPDU. */
 static void siw2_tx_build(struct siw2_qp *qp)
 {
@@ -550,14 +608,30 @@ static void siw2_tx_build(struct siw2_qp *qp)
 	} else {
 		c = 0;
 	}
+	/*
+	 * A zero-copy payload is read again by TCP, and on a retransmission:
+	 * a Read source the consumer changes meanwhile breaks the CRC (the
+	 * peer terminates the connection), as RFC 5040 leaves such a source's
+	 * content undefined anyway.
+	 */
+	tx->zc_part = 0;
+	if (tx->kind == SIW2_TX_RRESP && seg >= SIW2_TX_ZC_MIN &&
+	    READ_ONCE(siw2_tx_zcopy) && siw2_tx_zc_map(tx)) {
+		tx->zc_part = 1;
+		tx->zc_len = seg;
+	}
 	put_unaligned_le32(c, tx->trailer + pad);
 	tx->iov[tx->niov].iov_base = tx->trailer;
 	tx->iov[tx->niov].iov_len = pad + SIW2_MPA_CRC_LEN;
 	tx->niov++;
 
 	tx->fpdu_left = SIW2_MPA_HDR_LEN + ulpdu + pad + SIW2_MPA_CRC_LEN;
-	iov_iter_kvec(&tx->iter, ITER_SOURCE, tx->iov, tx->niov,
-		      tx->fpdu_left);
+	if (tx->zc_part)
+		iov_iter_kvec(&tx->iter, ITER_SOURCE, tx->iov, 1,
+			      tx->iov[0].iov_len);
+	else
+		iov_iter_kvec(&tx->iter, ITER_SOURCE, tx->iov, tx->niov,
+			      tx->fpdu_left);
 	tx->off += seg;
 	tx->fpdus++;
 	/*
@@ -600,12 +674,19 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 static int siw2_tx_push(struct siw2_qp *qp, size_t *budget, bool more)
 {
 	struct siw2_tx *tx = &qp->tx;
-	struct msghdr msg = {
-		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0),
-	};
+	struct msghdr msg;
 	int rv;
 
 	while (tx->fpdu_left) {
+		/* Only a zero-copy FPDU is sent in parts. */
+		if (!iov_iter_count(&tx->iter))
+			siw2_tx_zc_next(tx);
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		if (more || tx->zc_part == 1 || tx->zc_part == 2)
+			msg.msg_flags |= MSG_MORE;
+		if (tx->zc_part == 2)
+			msg.msg_flags |= MSG_SPLICE_PAGES;
 		msg.msg_iter = tx->iter;
 		rv = sock_sendmsg(qp->sock, &msg);
 		if (rv < 0)
@@ -655,6 +736,7 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 		/* Pairs with the release in siw2_tx_terminate(). */
 		if (smp_load_acquire(&tx->term_len) && !tx->term_sent) {
 			tx->term_sent = true;
+			tx->zc_part = 0;
 			tx->iov[0].iov_base = tx->term;
 			tx->iov[0].iov_len = tx->term_len;
 			tx->fpdu_left = tx->term_len;

@@ -7,7 +7,9 @@
 # (198.18.10.1), the client in pb, joined by veth (MTU 1500: a message
 # longer than one MSS becomes several FPDUs).  20 iterations (-n), 5 at
 # 1 MiB.  Where siw2 is the Read Responder, ib_read_bw also runs for 4 s
-# at 64 KiB (-D 4), which keeps the IRD full (128 Reads in flight).  Pairs (server:client:tools; knob SIW2_DP_PAIRS, see below):
+# at 64 KiB (-D 4), which keeps the IRD full (128 Reads in flight), and
+# ib_send_bw --use-srq at 64 B and 64 KiB (the receiver's SRQ).
+# Pairs (server:client:tools; knob SIW2_DP_PAIRS, see below):
 #   - siw2:siw2:all  every tool at every size;
 #   - siw2:siw:bw    Linux siw client, siw2 server, the three bw tools: the
 #                    client is the requester, so siw2 is the Send receiver,
@@ -234,7 +236,7 @@ pt_try() {
 	port=$((port + 1))
 	b0=$(pa_bytes)
 	ip netns exec pa stdbuf -oL "$tool" -R -d "$DP_DEV_A" -p "$port" \
-		-s "$size" "${count[@]}" >"$o.s" 2>&1 &
+		-s "$size" "${count[@]}" "${PT_OPTS[@]}" >"$o.s" 2>&1 &
 	srv_pid=$!
 	if ! wait_tcp_listen "$srv_pid" "$port" 20; then
 		kill_srv
@@ -242,7 +244,7 @@ pt_try() {
 		return 1
 	fi
 	ip netns exec pb stdbuf -oL "$tool" -R -d "$DP_DEV_B" -p "$port" \
-		-s "$size" "${count[@]}" "$SRV" >"$o.c" 2>&1 &
+		-s "$size" "${count[@]}" "${PT_OPTS[@]}" "$SRV" >"$o.c" 2>&1 &
 	cli_pid=$!
 	local probe=()
 	[[ $pair == siw:* ]] && probe=(siw_rx_stalled pa "$port")
@@ -287,6 +289,10 @@ pt_try() {
 	(( ${#WHY[@]} == 0 ))
 }
 
+# Extra perftest options of both sides (PT_OPTS) and the tag they add to
+# the run's name (PT_TAG).
+PT_OPTS=() PT_TAG=''
+
 # pt_run PAIR TOOL SIZE: pt_try, once more if the failed attempt shows
 # perftest's clock calibration failure (its bw tools then exit 1 with
 # "Can't produce a report", and the other side sees its QP flushed);
@@ -294,8 +300,8 @@ pt_try() {
 pt_run() {
 	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f
 	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
-	name=$pair/$tool-$size${4:+-$4}
-	o=$R/${pair//:/-}/$tool-$size${4:+-$4}
+	name=$pair/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
+	o=$R/${pair//:/-}/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
 	mkdir -p "${o%/*}"
 	runs=$((runs + 1))
 	t0=${EPOCHREALTIME/./}
@@ -366,6 +372,19 @@ for pair in "${PAIRS[@]}"; do
 		else
 			pt_run "$pair" ib_read_bw 65536 D4
 		fi
+	fi
+	# The server's receives from a shared receive queue (ib_send_bw's
+	# server only receives; the client's SRQ is idle).
+	if [[ $sd == siw2 && $set != lat ]]; then
+		PT_OPTS=(--use-srq) PT_TAG=srq
+		for size in 64 65536; do
+			if (( $(uptime_s) >= BUDGET )); then
+				NOTRUN+=("$pair/ib_send_bw-$size-srq (time budget)")
+			else
+				pt_run "$pair" ib_send_bw "$size"
+			fi
+		done
+		PT_OPTS=() PT_TAG=''
 	fi
 	for tool in $tools; do
 		broken=''
