@@ -65,7 +65,7 @@ MR_LAYOUT = {
     "rw": (8000, 0x11, "rw", 1), "ro": (3000, 0x22, "r", 1),
     "wo": (3000, 0x33, "w", 1), "none": (3000, 0x44, "-", 1),
     "pd2": (3000, 0x55, "rw", 2), "dereg": (3000, 0x66, "rw", 1),
-    "recv": (4096, 0x77, "l", 1),
+    "recv": (4096, 0x77, "l", 1), "big": (1 << 20, 0x88, "r", 1),
 }
 
 
@@ -177,9 +177,10 @@ def rreq_hdr(sink_stag, sink_to, size, src_stag, src_to):
 class Ctx:
     """What a scenario's builder sees: the target's MRs and the MPA mode."""
 
-    def __init__(self, mrs, crc):
+    def __init__(self, mrs, crc, ird=None):
         self.mrs = mrs
         self.crc = crc
+        self.ird = ird          # the target's IRD from its MPA Reply
 
     def mr(self, name):
         return self.mrs[name]
@@ -215,15 +216,21 @@ WRAP_TO = 0xFFFFFFFFFFFFFFF8   # TO + 16 wraps past 2^64
 # completions (None: every posted receive completes once, none SUCCESS);
 # mpa: r2c = Rev 2 with CRC (default), r2 = Rev 2 without, r1 = Rev 1
 # without CRC; recv/recv_size: receives the target posts; allow/maybe:
-# target --allow/--maybe ranges (bytes a valid operation may change).
+# target --allow/--maybe ranges (bytes a valid operation may change);
+# ird: the target's --ird; extra: the FPDUs expected before the Terminate
+# ("none", or "NAME*": any number of NAME, none included); wait: seconds
+# to collect the answer (default --wait); log_fpdus: print only the first
+# N data FPDUs received.
 
 class Scn:
     def __init__(self, name, ids, desc, build, code=None, hdrs="ddp", mpa="r2c", recv=1,
                  recv_size=256, allow=(), maybe=(), event=None, rwc=None, positive=False,
-                 why=""):
+                 why="", ird=None, extra="none", wait=None, log_fpdus=None):
         self.name, self.ids, self.desc, self.build = name, ids, desc, build
         self.code, self.hdrs, self.mpa = code, hdrs, mpa
         self.recv, self.recv_size = recv, recv_size
+        self.ird, self.extra = ird, extra
+        self.wait, self.log_fpdus = wait, log_fpdus
         self.allow, self.maybe = allow, maybe
         self.event = event if event is not None else dec11_event(code)
         self.rwc = rwc
@@ -232,6 +239,8 @@ class Scn:
 
     def target_args(self):
         a = ["--recv", str(self.recv), "--recv-size", str(self.recv_size)]
+        if self.ird is not None:
+            a += ["--ird", str(self.ird)]
         for r in self.allow:
             a += ["--allow", r]
         for r in self.maybe:
@@ -306,6 +315,16 @@ SCENARIOS = [
         hdrs="ddp+rdmap"),
     Scn("rreq-wrap", "BASE-RDMAP-4", "Read Request of 16 bytes at TO 2^64-8",
         lambda c: [c.rreq(c.mr("ro").stag, WRAP_TO, 16)], (0, 1, 0x04), hdrs="ddp+rdmap"),
+    Scn("rreq-ird-overflow", "BASE-RDMAP-5 AMB-18",
+        "IRD + 1 Read Requests of 1 MiB in one burst (IRD as the target's MPA Reply "
+        "states it; the peer asks ORD 4): the last finds every Response still going",
+        lambda c: [c.rreq(c.mr("big").stag, c.mr("big").addr, 1 << 20,
+                          sink_to=0x100000 * (i + 1), msn=i + 1)
+                   for i in range((c.ird or 4) + 1)],
+        (0, 2, 0x07), hdrs="ddp+rdmap", extra="read-resp*", wait=30, log_fpdus=20,
+        why="a 1 MiB Response is not all with TCP microseconds after its Request, so "
+        "the burst's last Request always finds the IRD full; the Terminate follows the "
+        "Response FPDU in progress"),
     # ---- Read Request: DDP untagged (QN 1) errors
     Scn("rreq-bad-msn", "BASE-DDP-4 BASE-DDP-5", "Read Request with MSN 0 (expected 1)",
         lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, msn=0)], (1, 2, 0x03)),
@@ -397,6 +416,10 @@ SIW_KNOWN = {
     # untagged one gives QN = TO bits
     "send-tagged": {"term": "1/2/0x01", "hdrs": "bad(seglen)", "event": "QP_FATAL"},
     "bad-crc": _NO_EV,
+    # the IRQ slot is free once the Response starts: IRD + 1 Reads are all
+    # answered (the Reply said IRD 4; 5 Reads of 1 MiB came back whole)
+    "rreq-ird-overflow": {"term": "none", "extra": "*", "close": "*", "qp": "RTS",
+                          "event": "none", "rwc": "=none"},
 }
 # ... and in every scenario: siw writes the Terminate control word as a C
 # bitfield, Layer and EType nibble-swapped and M/D/R in the low bits of
@@ -493,6 +516,8 @@ def mpa_connect(host, port, mode, out, timeout=5.0):
     if rep["M"]:
         conn.close()
         raise RuntimeError("the Reply asks for markers")
+    # The Responder's IRD as its Reply states it (Rev 1: none stated).
+    sess.granted_ird = rep["enh"]["ird"] if rep.get("enh") else None
     out("negotiated rev=%d crc=%d" % (rep["rev"], sess.crc_on))
     return conn, sess
 
@@ -523,6 +548,17 @@ def fpdu_name(d):
     if d.get("op") is None:
         return "raw"
     return mp.OPNAMES.get(d["op"], "op%x" % d["op"])
+
+
+def fpdu_names(ds):
+    """FPDU names, a run of one name as "NAME xN"; "none" if empty."""
+    out = []
+    for n in (fpdu_name(d) for d in ds):
+        if out and out[-1][0] == n:
+            out[-1][1] += 1
+        else:
+            out.append([n, 1])
+    return ",".join(n if k == 1 else "%s x%d" % (n, k) for n, k in out) or "none"
 
 
 def check_included(term, flags, msg):
@@ -620,8 +656,8 @@ def run_negative(s, ctx, conn, sess, out, wait):
     terms = [i for i, d in enumerate(got) if d.get("op") == 0x7 and not d.get("T")]
     before = got[:terms[0]] if terms else got
     after = got[terms[0] + 1:] if terms else []
-    obs["extra"] = ",".join(fpdu_name(d) for d in before) or "none"
-    obs["after"] = ",".join(fpdu_name(d) for d in after) or "none"
+    obs["extra"] = fpdu_names(before)
+    obs["after"] = fpdu_names(after)
     obs["close"] = "closed" if conn.closed else "open"
     obs["close_how"] = conn.closed or "open"
     if not terms:
@@ -745,7 +781,9 @@ def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
         conn, sess = mpa_connect(host, port, s.mpa, out)
     except (OSError, RuntimeError) as e:
         return {"error": "MPA connect: %s" % e}
-    ctx = Ctx(mrs, sess.crc_on)
+    ctx = Ctx(mrs, sess.crc_on, sess.granted_ird)
+    sess.log_fpdus = s.log_fpdus
+    wait = s.wait or wait
     # Linux siw hands the socket to the QP only after sending its Reply: an
     # FPDU arriving in between is not read until more data comes.  The
     # target's ESTABLISHED line comes after that hand-over.
@@ -781,6 +819,8 @@ def expected(s):
          "tcrc": "ok" if s.mpa == "r2c" else "off", "extra": "none", "after": "none",
          "close": "closed", "data": "ok" if s.positive else "-", "guards": "OK",
          "qp": "ERR", "event": s.event, "rwc": s.rwc}
+    if not s.positive:
+        e["extra"] = s.extra
     if s.positive:
         e.update(layout="-", hdrs="-", tddp="-", tcrc="-")
     return e
@@ -793,6 +833,8 @@ def field_ok(f, want, got, obs, s):
         if want == "opt":
             return got in ("none", "ddp", "ddp+rdmap")
         return got == want
+    if f == "extra" and want.endswith("*"):
+        return got == "none" or all(x.split(" x")[0] == want[:-1] for x in got.split(","))
     if f == "rwc":
         wcs = [] if got in ("none", None) else got.split(",")
         posted = obs.get("posted", 0)

@@ -483,6 +483,8 @@ class Session:
         self.markers = False
         self.sent_fpdu = False    # we (the Initiator) sent an FPDU
         self.is_initiator = False
+        self.log_fpdus = None     # print only the first N data FPDUs (None: all)
+        self.quiet_fpdus = 0      # FPDUs not printed
 
     def error(self, msg):
         self.errors.append(msg)
@@ -545,8 +547,16 @@ class Session:
         raw = conn.take(sz)
         d = decode_fpdu(raw)
         d["raw"] = raw
-        self.out("rx fpdu %d bytes: %s" % (len(raw), hexs(raw, 96)))
-        self.out(d["text"])
+        if self.log_fpdus is not None and d["op"] != 0x7 and self.log_fpdus <= 0:
+            self.quiet_fpdus += 1
+        else:
+            if self.log_fpdus is not None and d["op"] != 0x7:
+                self.log_fpdus -= 1
+            if self.quiet_fpdus:
+                self.out("(%d FPDUs not printed)" % self.quiet_fpdus)
+                self.quiet_fpdus = 0
+            self.out("rx fpdu %d bytes: %s" % (len(raw), hexs(raw, 96)))
+            self.out(d["text"])
         if d["term"]:
             self.out(describe_term(d["term"]))
             self.terms.append(d["term"])

@@ -20,6 +20,8 @@
  *   dereg  LOCAL_WRITE REMOTE_WRITE REMOTE_READ, deregistered once all
  *          regions are registered: its STag names no region any more
  *   recv   LOCAL_WRITE: the buffers of the posted receives
+ *   big    REMOTE_READ, 1 MiB: Read Responses that outlast a burst of
+ *          Requests (IRD overflow)
  *
  * Output, one fact per line:
  *   MR name=rw stag=0x... addr=0x... len=N access=rw pd=1 seed=0x.. state=valid
@@ -104,6 +106,7 @@ static struct region regions[] = {
 	REGION("pd2", "rw", RW, 2, 3000, 0x20, 0x55, false),
 	REGION("dereg", "rw", RW, 1, 3000, 0x30, 0x66, true),
 	REGION("recv", "l", IBV_ACCESS_LOCAL_WRITE, 1, 4096, 0x0, 0x77, false),
+	REGION("big", "r", IBV_ACCESS_REMOTE_READ, 1, 1 << 20, 0x200, 0x88, false),
 };
 #define NREG (sizeof(regions) / sizeof(regions[0]))
 #define RECV_REG 6

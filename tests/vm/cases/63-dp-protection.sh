@@ -4,11 +4,14 @@
 # Data path protection: a hostile iWARP peer (tests/progs/dp_peer.py, plain
 # TCP, MPA Initiator) against an rdma_cm target (tests/progs/
 # siw2_prot_target.c) that registers MRs with every combination of rights
-# (rw, read-only, write-only, none, another PD, deregistered) between
-# 64 KiB guard areas.  Per scenario the peer sends one crafted FPDU: RDMA
+# (rw, read-only, write-only, none, another PD, deregistered, a 1 MiB
+# read-only source) between
+# 64 KiB guard areas.  Per scenario the peer sends crafted FPDUs: RDMA
 # Writes to bad, foreign, deregistered or read-only STags and out of
 # bounds (below, past the end, far, TO wrap, a second segment crossing the
-# end), Read Requests with the same faults on the source, Sends without or
+# end), Read Requests with the same faults on the source, one Read Request
+# more than the IRD the target granted (3 Reads of 1 MiB in one burst, IRD
+# 2: the Terminate follows the Response FPDU in progress), Sends without or
 # into too small a receive, bad QN/MSN/MO, DDP and RDMAP versions,
 # reserved, unnegotiated and 5-bit opcodes, a tagged Send, a bad CRC; two
 # positive controls place data (Writes in 2 segments and one FPDU larger
@@ -58,7 +61,9 @@
 #  - Send larger than the receive: 1/2/0x02, not 1/2/0x05;
 #  - opcode 0x13 with RV 1 is taken as a Send (4-bit opcode): placed into
 #    the receive, completed SUCCESS;
-#  - a Send with T=1 is parsed as untagged: 1/2/0x01.
+#  - a Send with T=1 is parsed as untagged: 1/2/0x01;
+#  - IRD + 1 Read Requests (the Reply said IRD 4) are all answered: no
+#    Terminate, the QP stays RTS.
 # Runtime (TCG, 2 vCPUs): the siw suite 110-180 s, the siw2 suite 80-100 s
 # (busy host), about 6.5 min for the case.
 # timeout: 900
