@@ -85,6 +85,13 @@
 #    the bw tools print "Can't produce a report" and exit 1 (their peer
 #    then sees a flushed completion, status 5).  Such a failed run is
 #    repeated once (the first attempt is kept as .try1);
+#  - after the handshake on its first connection, the perftest client
+#    connects the data QP at once, possibly before the server listens
+#    again: REJECTED -111 (nothing listens).  perftest 4.5-0.17 then
+#    retries with the cm ids it has just destroyed and crashes in
+#    librdmacm (general protection fault; fixed upstream by 3d9d8d0,
+#    "Fix crashes and logical flaws in RDMA CM connection retry", in
+#    26.04).  Seen once in CI (siw server, siw2 client): repeated once;
 #  - Linux siw's accept race (lib-peer.sh siw_rx_stalled): where siw is
 #    the server, a run that hangs with unread bytes in the server's socket
 #    is repeated once the same way;
@@ -306,10 +313,13 @@ pt_run() {
 	runs=$((runs + 1))
 	t0=${EPOCHREALTIME/./}
 	if ! pt_try "$pair" "$tool" "$size" "$iters" "$o" &&
-		{ [[ -n $STALL ]] || grep -q 'Correlation coefficient' "$o.c" "$o.s"; }; then
+		{ [[ -n $STALL ]] || grep -q 'Correlation coefficient' "$o.c" "$o.s" ||
+		  grep -q 'RDMA_CM_EVENT_REJECTED; error: -111' "$o.c"; }; then
 		printf -v m '%s; ' "${WHY[@]}"
 		if [[ -n $STALL ]]; then
 			log "$name: hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled); once more"
+		elif grep -q 'RDMA_CM_EVENT_REJECTED; error: -111' "$o.c"; then
+			log "$name: the client's data connection came before the server listened (REJECTED -111; perftest's retry then fails, see the top); once more"
 		else
 			log "$name: perftest's clock calibration failed (${m%; }); once more"
 		fi
