@@ -130,6 +130,8 @@ wait_cm_listen() {
 #                            to the QP; a first FPDU arriving in between
 #                            is not read until more data comes): see
 #                            60-dp-integrity.sh
+#   dp_uniq_pairs            drop repeated entries of the array PAIRS (a
+#                            case's pair list), keeping the first of each
 #   kmsg_mark TAG            write "siw2-test: mark TAG" into the kernel log
 #   kmsg_since TAG           print the kernel log from that mark on
 #   siw_dbg_rts              turn on siw's own "enter RTS: crc=y|n" debug
@@ -180,17 +182,7 @@ nap() {
 	return 0
 }
 
-poll_until() {
-	local secs=$1 deadline now
-	shift
-	deadline=$(( ${EPOCHREALTIME/./} + secs * 1000000 ))
-	while :; do
-		"$@" && return 0
-		now=${EPOCHREALTIME/./}
-		(( now >= deadline )) && return 1
-		nap 0.05
-	done
-}
+poll_until() { _until "nap 0.05" "$@"; }
 
 REAP_NOTE=
 reap() {
@@ -213,6 +205,17 @@ siw_rx_stalled() {
 	ip netns exec "$1" ss -Htn state established "( sport = :$2 )" |
 		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { if ($i > 0) { print "Recv-Q " $0; f = 1 } break } }
 		     END { exit !f }'
+}
+
+dp_uniq_pairs() {
+	local -A seen=()
+	local -a uniq=()
+	local p
+	for p in "${PAIRS[@]}"; do
+		[[ -n ${seen[$p]:-} ]] || uniq+=("$p")
+		seen[$p]=1
+	done
+	PAIRS=("${uniq[@]}")
 }
 
 kmsg_mark() { echo "siw2-test: mark $1" >/dev/kmsg; }

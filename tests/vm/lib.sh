@@ -59,17 +59,21 @@ need() {
 
 # Wall-clock deadline: process start costs ~0.1 s under TCG, so counting
 # iterations would stretch the timeout by an unknown factor.
-wait_until() {
-	local secs=$1 deadline now
-	shift
+# _until PAUSE SECS CMD...: the loop of wait_until and of lib-peer.sh's
+# poll_until, PAUSE (a command and its words) between tries.
+_until() {
+	local pause=$1 secs=$2 deadline now
+	shift 2
 	deadline=$(( ${EPOCHREALTIME/./} + secs * 1000000 ))
 	while :; do
 		"$@" && return 0
 		now=${EPOCHREALTIME/./}
 		(( now >= deadline )) && return 1
-		sleep 0.1
+		$pause
 	done
 }
+
+wait_until() { _until "sleep 0.1" "$@"; }
 
 in_ns() {
 	local ns=$1

@@ -79,13 +79,7 @@ for w in ${pairs_knob//,/ }; do
 	esac
 done
 # Each pair once (their outputs are named after them).
-declare -A seen=()
-uniq=()
-for p in "${PAIRS[@]}"; do
-	[[ -n ${seen[$p]:-} ]] || uniq+=("$p")
-	seen[$p]=1
-done
-PAIRS=("${uniq[@]}")
+dp_uniq_pairs
 log "pairs (server:client): ${PAIRS[*]}"
 want_siw2=0 want_siw=0
 for p in "${PAIRS[@]}"; do
