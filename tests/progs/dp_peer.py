@@ -816,11 +816,9 @@ TERM_FIELDS = ("layout", "hdrs", "tddp", "tcrc")
 def expected(s):
     """The expected signature of a scenario (the siw2 table)."""
     e = {"term": code_str(s.code), "layout": "rfc", "hdrs": s.hdrs, "tddp": "ok",
-         "tcrc": "ok" if s.mpa == "r2c" else "off", "extra": "none", "after": "none",
+         "tcrc": "ok" if s.mpa == "r2c" else "off", "extra": s.extra, "after": "none",
          "close": "closed", "data": "ok" if s.positive else "-", "guards": "OK",
          "qp": "ERR", "event": s.event, "rwc": s.rwc}
-    if not s.positive:
-        e["extra"] = s.extra
     if s.positive:
         e.update(layout="-", hdrs="-", tddp="-", tcrc="-")
     return e

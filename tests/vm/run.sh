@@ -32,12 +32,12 @@ LOGDIR=$SIW2_TOP/build/vm-logs
 DEFAULT_TIMEOUT=300
 # Kernel log lines that fail a case, whatever its exit status.  \bBUG\b so
 # that "DEBUG" does not match.
+KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|UBSAN|general protection|kmemleak|Call Trace|Kernel panic'
 # A user-space program's fault is logged as "traps: PROG[PID] general
 # protection fault ip:... in LIB[...]": the program's bug, not the kernel's
 # (perftest 4.5-0.17 crashes that way in librdmacm, see 62-dp-perftest.sh);
 # the case judges the program's exit.
 KLOG_USER=' traps: [^ ]+\[[0-9]+\] .* in [^ ]+\['
-KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|UBSAN|general protection|kmemleak|Call Trace|Kernel panic'
 
 jobs=1
 cases=()

@@ -295,32 +295,36 @@ pt_try() {
 PT_OPTS=() PT_TAG=''
 
 # pt_run PAIR TOOL SIZE: pt_try, once more if the failed attempt shows
+# one of the known faults of the tools or of Linux siw (see the top):
 # perftest's clock calibration failure (its bw tools then exit 1 with
-# "Can't produce a report", and the other side sees its QP flushed);
-# returns 1 (and records it in FAILED) on any failure.
+# "Can't produce a report", and the other side sees its QP flushed), the
+# data connection refused before the server listened, or siw's accept
+# race; returns 1 (and records it in FAILED) on any failure.
 pt_run() {
-	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f
+	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f again
 	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
 	name=$pair/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
 	o=$R/${pair//:/-}/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
 	mkdir -p "${o%/*}"
 	runs=$((runs + 1))
 	t0=${EPOCHREALTIME/./}
-	if ! pt_try "$pair" "$tool" "$size" "$iters" "$o" &&
-		{ [[ -n $STALL ]] || grep -q 'Correlation coefficient' "$o.c" "$o.s" ||
-		  grep -q 'RDMA_CM_EVENT_REJECTED; error: -111' "$o.c"; }; then
-		printf -v m '%s; ' "${WHY[@]}"
+	if ! pt_try "$pair" "$tool" "$size" "$iters" "$o"; then
+		again=''
 		if [[ -n $STALL ]]; then
-			log "$name: hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled); once more"
+			again="hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled)"
 		elif grep -q 'RDMA_CM_EVENT_REJECTED; error: -111' "$o.c"; then
-			log "$name: the client's data connection came before the server listened (REJECTED -111; perftest's retry then fails, see the top); once more"
-		else
-			log "$name: perftest's clock calibration failed (${m%; }); once more"
+			again="the client's data connection came before the server listened (REJECTED -111; perftest's retry then fails, see the top)"
+		elif grep -q 'Correlation coefficient' "$o.c" "$o.s"; then
+			printf -v m '%s; ' "${WHY[@]}"
+			again="perftest's clock calibration failed (${m%; })"
 		fi
-		for f in "$o.c" "$o.s"; do
-			mv "$f" "$f.try1"
-		done
-		pt_try "$pair" "$tool" "$size" "$iters" "$o"
+		if [[ -n $again ]]; then
+			log "$name: $again; once more"
+			for f in "$o.c" "$o.s"; do
+				mv "$f" "$f.try1"
+			done
+			pt_try "$pair" "$tool" "$size" "$iters" "$o"
+		fi
 	fi
 	t0=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
 	printf '%-18s %-13s %8s %5s  %-34s %-34s %s\n' "$pair" "$tool" "$size" "$iters" \
