@@ -137,14 +137,28 @@ log "rping ok: 20 rounds of 1000 bytes verified"
 
 # --- ucmatose
 log "ucmatose"
-srv_start ucmatose-s ucmatose -b "$SRV" -p 7471 -c 2 -C 10
-wait_cm_listen 7471 || { show ucmatose-s; fail "ucmatose server not listening"; }
-ip netns exec pb timeout 60 ucmatose -s "$SRV" -p 7471 -c 2 -C 10 >"$R/ucmatose-c" 2>"$R/ucmatose-c.err"
-rc=$?
-wait_until 30 eval '! srv_alive' || { show ucmatose-s; fail "ucmatose server did not exit"; }
-wait "$srv_pid"
-src=$?
-srv_pid=
+# ucmatose_try PORT: one server/client run; sets rc and src.
+ucmatose_try() {
+	srv_start ucmatose-s ucmatose -b "$SRV" -p "$1" -c 2 -C 10
+	wait_cm_listen "$1" || { show ucmatose-s; fail "ucmatose server not listening"; }
+	ip netns exec pb timeout 60 ucmatose -s "$SRV" -p "$1" -c 2 -C 10 >"$R/ucmatose-c" 2>"$R/ucmatose-c.err"
+	rc=$?
+	wait_until 30 eval '! srv_alive' || { show ucmatose-s; fail "ucmatose server did not exit"; }
+	wait "$srv_pid"
+	src=$?
+	srv_pid=
+}
+ucmatose_try 7471
+if (( rc != 0 )) && grep -q 'RDMA_CM_EVENT_CONNECT_ERROR, error: -22' "$R/ucmatose-c"; then
+	# ucmatose's server sends as soon as it is ESTABLISHED; Linux siw's
+	# client fails the connection when that first FPDU arrives together
+	# with the MPA Reply ("peer sent extra data", -EINVAL; see
+	# 60-dp-integrity.sh).  Seen once in a clean-clone CI run.  This case
+	# checks the peer, not siw2: one retry, logged, then the strict checks.
+	log "ucmatose attempt 1: client CONNECT_ERROR -22 (siw's MPA Reply + FPDU race); retrying once"
+	show ucmatose-c
+	ucmatose_try 7473
+fi
 show ucmatose-c
 show ucmatose-s
 (( rc == 0 && src == 0 )) || fail "ucmatose: client rc $rc, server rc $src"
