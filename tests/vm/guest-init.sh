@@ -10,10 +10,17 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
 R=/run/siw2
 
+# Power-off is asynchronous and shuts the 9p transports down while it runs,
+# so neither an exec (sleep) nor bash re-reading this script may follow it:
+# either can fail and let PID 1 exit, which panics the guest after a passing
+# case.  PID 1 waits with a builtin on a pipe nobody writes to.
 poweroff_now() {
+	local never
+
+	exec {never}<> <(:)
 	sync
 	echo o >/proc/sysrq-trigger || busybox poweroff -f
-	sleep 30		# poweroff is asynchronous; never let PID 1 exit
+	while :; do read -r -u "$never" _; done
 }
 
 # shellcheck source=/dev/null
