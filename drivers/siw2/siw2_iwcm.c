@@ -22,6 +22,7 @@
 #include "siw2_cep.h"
 #include "siw2_cm.h"
 #include "siw2_mpa.h"
+#include "siw2_trace.h"
 
 /* ---- module parameters: the local MPA policy ---- */
 
@@ -128,6 +129,36 @@ static int siw2_addr_len(const struct sockaddr_storage *a)
 	}
 }
 
+/* The port field of an AF_INET/AF_INET6 address (siw2_addr_len() checked). */
+static __be16 *siw2_addr_port(struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return &((struct sockaddr_in *)a)->sin_port;
+	return &((struct sockaddr_in6 *)a)->sin6_port;
+}
+
+/*
+ * rdma_cm picks a connection's port in its own port space, blind to TCP:
+ * a plain TCP socket may hold the same port (one in TIME_WAIT that had no
+ * SO_REUSEADDR, say).  The wire port is then the kernel's choice, as an
+ * iWARP port mapper would make it: the IWCM keeps the ULP's address in
+ * local_addr and takes the wire address from CONNECT_REPLY (m_local_addr).
+ */
+static int siw2_bind_active(struct siw2_cep *cep, struct socket *s,
+			    const struct sockaddr_storage *laddr, int alen)
+{
+	struct sockaddr_storage a = *laddr;
+	__be16 *port = siw2_addr_port(&a);
+	int rv;
+
+	rv = kernel_bind(s, (struct sockaddr *)&a, alen);
+	if (rv != -EADDRINUSE || !*port)
+		return rv;
+	trace_siw2_cep_port_busy(cep->id, be16_to_cpu(*port));
+	*port = 0;
+	return kernel_bind(s, (struct sockaddr *)&a, alen);
+}
+
 /* Sockets live in the netdev's namespace, whoever the caller is. */
 static int siw2_sock_create(struct siw2_device *sdev, int family,
 			    struct socket **s)
@@ -228,7 +259,7 @@ int siw2_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (id->m_local_addr.ss_family == AF_INET6 && id->afonly)
 		ip6_sock_set_v6only(s->sk);
 	tcp_sock_set_nodelay(s->sk);
-	rv = kernel_bind(s, (struct sockaddr *)&id->m_local_addr, alen);
+	rv = siw2_bind_active(cep, s, &id->m_local_addr, alen);
 	if (rv)
 		goto err_sock;
 

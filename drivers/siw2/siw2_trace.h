@@ -129,6 +129,16 @@ DEFINE_EVENT(siw2_cep_why_class, siw2_cep_refuse,
 	     TP_PROTO(u32 id, const char *why),
 	     TP_ARGS(id, why));
 
+TRACE_EVENT(siw2_cep_port_busy,
+	    TP_PROTO(u32 id, u16 port),
+	    TP_ARGS(id, port),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(u16, port)),
+	    TP_fast_assign(__entry->id = id;
+			   __entry->port = port;),
+	    TP_printk("cep=%u rdma_cm port %u held by a TCP socket: kernel-chosen wire port",
+		      __entry->id, __entry->port));
+
 TRACE_EVENT(siw2_cep_conn,
 	    TP_PROTO(u32 id, bool active, u8 rev, bool crc, bool p2p, u8 rtr,
 		     u16 ird, u16 ord, u8 caps),

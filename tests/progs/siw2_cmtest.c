@@ -20,6 +20,8 @@
  * an expected failure prints "FAILED event=<E> status=<s> pd=<len>" or
  * "FAILED call=<function> errno=<NAME>", a DISCONNECTED event with a
  * non-zero status "DISC status=<s>".  -v adds every event, timestamped.
+ * --print-addr adds "ADDR local=<a>:<port> remote=<a>:<port>" after each
+ * EST line: the addresses rdma_cm reports for the connection.
  *
  * Teardown tests: "--hold SECS" keeps each client connection up until a
  * DISCONNECTED event (the peer closed) or SECS pass; the client prints
@@ -45,6 +47,7 @@
  * the details.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -86,6 +89,8 @@ enum {
 	OPT_RESOLVE_MS,
 	OPT_HOLD,
 	OPT_REMOVAL_OK,
+	OPT_SRC_PORT,
+	OPT_PRINT_ADDR,
 };
 
 static struct {
@@ -114,6 +119,8 @@ static struct {
 	int n_fail_errnos;
 	int hold;		/* --hold: seconds, 0 = off */
 	bool removal_ok;
+	int src_port;		/* --src-port: client's rdma_cm port, 0 = any */
+	bool print_addr;
 	bool quiet;
 	bool verbose;
 } opt = {
@@ -416,6 +423,31 @@ static struct addrinfo *resolve(const char *addr, bool passive)
 	return res;
 }
 
+static void addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	const void *a = sa->sa_family == AF_INET6 ?
+		(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)sa)->sin_addr;
+
+	inet_ntop(sa->sa_family, a, host, sizeof(host));
+	snprintf(buf, len, "%s:%u", host,
+		 ntohs(sa->sa_family == AF_INET6 ?
+		       ((const struct sockaddr_in6 *)sa)->sin6_port :
+		       ((const struct sockaddr_in *)sa)->sin_port));
+}
+
+static void print_addr(struct rdma_cm_id *id)
+{
+	char l[INET6_ADDRSTRLEN + 8], r[INET6_ADDRSTRLEN + 8];
+
+	if (!opt.print_addr)
+		return;
+	addr_str(rdma_get_local_addr(id), l, sizeof(l));
+	addr_str(rdma_get_peer_addr(id), r, sizeof(r));
+	printf("ADDR local=%s remote=%s\n", l, r);
+}
+
 /* ------------------------------------------------------------------ */
 /* Server                                                             */
 
@@ -519,6 +551,7 @@ static int run_server(void)
 				       ev->param.conn.private_data_len,
 				       ev->param.conn.initiator_depth,
 				       ev->param.conn.responder_resources);
+			print_addr(ev->id);
 			snprintf(where, sizeof(where), "passive connection %d",
 				 requests);
 			check_rd(where, "responder_resources (IRD)",
@@ -688,11 +721,27 @@ static bool client_hold(struct conn *c)
 	return true;
 }
 
+/* --src-port: the wildcard address of dst's family with that port. */
+static struct sockaddr *src_addr(const struct addrinfo *dst,
+				 struct sockaddr_storage *ss)
+{
+	if (!opt.src_port)
+		return NULL;
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = dst->ai_family;
+	if (dst->ai_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(opt.src_port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(opt.src_port);
+	return (struct sockaddr *)ss;
+}
+
 /* One cycle; false if it ended with the expected failure event. */
 static bool client_cycle(struct addrinfo *dst, int n)
 {
 	struct rdma_conn_param p;
 	struct rdma_cm_event *ev;
+	struct sockaddr_storage src;
 	uint8_t pd[PD_MAX];
 	struct conn c = { 0 };
 	bool ok = true;
@@ -702,7 +751,7 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	snprintf(where, sizeof(where), "connection %d", n);
 	if (rdma_create_id(chan, &c.id, &c, RDMA_PS_TCP))
 		fail_errno("rdma_create_id");
-	if (rdma_resolve_addr(c.id, NULL, dst->ai_addr, tmo)) {
+	if (rdma_resolve_addr(c.id, src_addr(dst, &src), dst->ai_addr, tmo)) {
 		client_call_failed("rdma_resolve_addr");
 		ok = false;
 		goto out;
@@ -758,6 +807,7 @@ static bool client_cycle(struct addrinfo *dst, int n)
 		       ev->param.conn.private_data_len,
 		       ev->param.conn.initiator_depth,
 		       ev->param.conn.responder_resources);
+	print_addr(ev->id);
 	pd_check(where, ev->param.conn.private_data,
 		 ev->param.conn.private_data_len, opt.pd_expect_reply);
 	check_rd(where, "responder_resources (IRD)",
@@ -865,6 +915,9 @@ static void usage(const char *prog, int status)
 		"                          then close as usual\n"
 		"      --removal-ok        DEVICE_REMOVAL ends the program with status 0\n"
 		"                          after cleaning up (REMOVED lines) instead of failing\n"
+		"      --src-port P        client: bind each connection to rdma_cm port P\n"
+		"      --print-addr        print an ADDR line (rdma_cm's local and peer\n"
+		"                          address) after each EST line\n"
 		"  -q, --quiet             no per-connection REQ/EST/REJ lines\n"
 		"  -v, --verbose           print every event\n"
 		"Private data byte i of an N-byte block is (i * 7 + N) & 0xff.\n"
@@ -951,6 +1004,8 @@ static void parse(int argc, char **argv)
 		{ "resolve-ms", required_argument, NULL, OPT_RESOLVE_MS },
 		{ "hold", required_argument, NULL, OPT_HOLD },
 		{ "removal-ok", no_argument, NULL, OPT_REMOVAL_OK },
+		{ "src-port", required_argument, NULL, OPT_SRC_PORT },
+		{ "print-addr", no_argument, NULL, OPT_PRINT_ADDR },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char port_buf[8];
@@ -1037,6 +1092,12 @@ static void parse(int argc, char **argv)
 			break;
 		case OPT_REMOVAL_OK:
 			opt.removal_ok = true;
+			break;
+		case OPT_SRC_PORT:
+			opt.src_port = num_arg("--src-port", optarg, 1, 65535);
+			break;
+		case OPT_PRINT_ADDR:
+			opt.print_addr = true;
 			break;
 		case 'h':
 			usage(argv[0], 0);

@@ -5,12 +5,15 @@
 # ucmatose with no messages (connect, disconnect) and cmtime (50
 # connections, every step timed), then the same with Linux siw as the
 # server and as the client; the endpoint and QP counts must be back to
-# zero and both modules must unload.
+# zero and both modules must unload.  In between, an active connection
+# whose rdma_cm port a plain TCP socket holds still connects (on another
+# wire port, reported to the passive side; the Initiator's ULP keeps its
+# rdma_cm port).
 # timeout: 300
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 
-need rdma ip ucmatose cmtime timeout
+need rdma ip ucmatose cmtime timeout python3
 siw2_load
 ns_pair pa pb 6
 SRV=198.18.6.1
@@ -69,6 +72,53 @@ pair siw2-siw2 50
 cat /sys/kernel/debug/siw2/*/connections
 wait_until 20 eval '[[ $(siw2_count ceps s2a) == 0 && $(siw2_count ceps s2b) == 0 ]]' ||
 	{ cat /sys/kernel/debug/siw2/*/connections; fail "connection endpoints left"; }
+
+# src_port NAME PORT [busy]: one siw2_cmtest connection from rdma_cm port
+# PORT; "busy": a TCP socket without SO_REUSEADDR holds PORT in pb first.
+T=/sys/kernel/tracing
+src_port() {
+	local name=$1 port=$2 busy=${3:-} holder= rc cli srv want
+	: >"$T/trace"
+	if [[ -n $busy ]]; then
+		ip netns exec pb python3 -c 'import socket, sys, time
+s = socket.socket()
+s.bind(("0.0.0.0", int(sys.argv[1])))
+print("bound", flush=True)
+time.sleep(60)' "$port" >"$R/$name.holder" 2>&1 &
+		holder=$!
+		wait_until 20 grep -q bound "$R/$name.holder" ||
+			{ cat "$R/$name.holder"; fail "$name: port holder did not bind $port"; }
+	fi
+	srv_start "$name-s" "$SIW2_PROGS/siw2_cmtest" -s -a "$SRV" -p 7473 --print-addr
+	wait_cm_listen 7473 || { show "$name-s"; fail "$name: siw2_cmtest server not listening"; }
+	ip netns exec pb timeout 60 "$SIW2_PROGS/siw2_cmtest" -a "$SRV" -p 7473 \
+		--src-port "$port" --print-addr >"$R/$name-c" 2>"$R/$name-c.err"
+	rc=$?
+	wait_until 30 eval '! srv_alive' || { show "$name-s"; fail "$name: server did not exit"; }
+	wait "$srv_pid"
+	srv_pid=
+	[[ -n $holder ]] && { kill "$holder"; wait "$holder" 2>/dev/null; }
+	cli=$(grep '^ADDR ' "$R/$name-c")
+	srv=$(grep '^ADDR ' "$R/$name-s")
+	log "$name: client $cli | server $srv"
+	(( rc == 0 )) || { show "$name-c"; show "$name-s"; fail "$name: client rc $rc"; }
+	# The ULP's view: its own rdma_cm port, whatever the wire used.
+	[[ $cli == "ADDR local=198.18.6.2:$port remote=$SRV:7473" ]] ||
+		fail "$name: client addresses '$cli'"
+	[[ $srv =~ ^ADDR\ local=$SRV:7473\ remote=198\.18\.6\.2:([0-9]+)$ ]] ||
+		fail "$name: server addresses '$srv'"
+	if [[ -n $busy ]]; then
+		(( BASH_REMATCH[1] != port )) || fail "$name: wire port is the busy $port"
+		grep -q "siw2_cep_port_busy: cep=[0-9]* rdma_cm port $port held" "$T/trace" ||
+			fail "$name: no siw2_cep_port_busy trace for port $port"
+	else
+		(( BASH_REMATCH[1] == port )) || fail "$name: wire port ${BASH_REMATCH[1]}, not $port"
+	fi
+}
+echo 1 >"$T/events/siw2/siw2_cep_port_busy/enable" || fail "enable siw2_cep_port_busy"
+src_port src-port-free 40123
+src_port src-port-busy 40124 busy
+echo 0 >"$T/events/siw2/siw2_cep_port_busy/enable"
 
 # Linux siw as the server, then as the client.
 siw_peer_load
