@@ -5,6 +5,8 @@
 #ifndef SIW2_H
 #define SIW2_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,21 +42,50 @@ struct siw2_context {
 	uint64_t caps;
 };
 
+/*
+ * A ring shared with the kernel (include/uapi/rdma/siw2-abi.h). @idx is
+ * this side's own index: the producer index of a work queue, the
+ * consumer index of a CQ.
+ */
+struct siw2_uring {
+	void *map;		/* NULL: no ring, the verb is a system call */
+	size_t len;
+	struct siw2_ring_ctl *ctl;
+	uint8_t *ents;
+	uint32_t slots;
+	uint32_t stride;
+	uint32_t idx;
+};
+
 struct siw2_cq {
 	struct ibv_cq ibcq;
 	uint32_t id;
 	uint32_t num_cqe;
+	pthread_spinlock_t lock;	/* ring and its index */
+	struct siw2_uring ring;
+	bool lost;		/* resized, but the new ring is not mapped */
 };
 
 struct siw2_qp {
 	struct ibv_qp ibqp;
 	uint32_t num_sqe;
 	uint32_t num_rqe;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+	pthread_spinlock_t sq_lock;	/* sq ring and its index */
+	pthread_spinlock_t rq_lock;	/* rq ring and its index */
+	struct siw2_uring sq;
+	struct siw2_uring rq;
+	uint64_t doorbells;	/* system calls made to wake the kernel */
 };
 
 struct siw2_srq {
 	struct ibv_srq ibsrq;
 	uint32_t num_rqe;
+	uint32_t max_sge;
+	pthread_spinlock_t lock;	/* ring and its index */
+	struct siw2_uring ring;
 };
 
 struct siw2_mr {
@@ -92,5 +123,19 @@ void siw2_free_context(struct ibv_context *ibctx);
 
 /* siw2_verbs.c */
 extern const struct verbs_context_ops siw2_ctx_ops;
+
+/* siw2_ring.c: rings, and the verbs that post and poll through them */
+int siw2_uring_map(struct ibv_context *ctx, struct siw2_uring *r,
+		   uint64_t offset, uint32_t slots, uint32_t stride);
+void siw2_uring_unmap(struct siw2_uring *r);
+int siw2_ring_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int siw2_ring_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void siw2_ring_cq_clean(struct siw2_cq *cq, uint32_t qp_num);
+int siw2_ring_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr);
+int siw2_ring_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+int siw2_ring_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr);
 
 #endif /* SIW2_H */

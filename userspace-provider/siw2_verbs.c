@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw2 rdma-core provider: verbs. For now every verb is a plain uverbs
- * command; the kernel owns all queues (mmapped rings come later).
+ * siw2 rdma-core provider: verbs. Control verbs are uverbs commands; CQs,
+ * send and receive queues and SRQs are rings shared with the kernel when
+ * it offers them (create responses name them), and posting and polling
+ * then happen in siw2_ring.c without system calls. Without rings (module
+ * parameter user_rings=0) every verb is a uverbs command.
  *
  * Conventions expected by libibverbs: create/alloc verbs return NULL and
  * set errno; destroy/modify/query/post verbs return an errno value.
@@ -121,38 +124,82 @@ static struct ibv_cq *siw2_create_cq(struct ibv_context *ctx, int cqe,
 	}
 	cq->id = resp.drv.cq_id;
 	cq->num_cqe = resp.drv.num_cqe;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (resp.drv.ring_slots) {
+		ret = siw2_uring_map(ctx, &cq->ring, resp.drv.ring_offset,
+				     resp.drv.ring_slots, resp.drv.ring_stride);
+		if (ret) {
+			ibv_cmd_destroy_cq(&cq->ibcq);
+			pthread_spin_destroy(&cq->lock);
+			free(cq);
+			errno = ret;
+			return NULL;
+		}
+	}
 	return &cq->ibcq;
 }
 
+/*
+ * A ring CQ's completions move to a new ring: held under the CQ lock
+ * from the command to the new mapping, so no poll sees the old ring's
+ * entries twice.
+ */
 static int siw2_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct siw2_resize_cq_resp resp = {};
+	struct siw2_cq *cq = to_scq(ibcq);
 	struct ibv_resize_cq cmd = {};
+	struct siw2_uring old;
 	int ret;
 
+	pthread_spin_lock(&cq->lock);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (!ret)
-		to_scq(ibcq)->num_cqe = resp.drv.num_cqe;
+	if (ret)
+		goto out;
+	cq->num_cqe = resp.drv.num_cqe;
+	if (cq->ring.map) {
+		old = cq->ring;
+		ret = siw2_uring_map(ibcq->context, &cq->ring,
+				     resp.drv.ring_offset, resp.drv.ring_slots,
+				     resp.drv.ring_stride);
+		if (ret) {
+			/* The kernel fills the new ring: polls fail from now. */
+			cq->ring = old;
+			cq->lost = true;
+			goto out;
+		}
+		siw2_uring_unmap(&old);
+	}
+out:
+	pthread_spin_unlock(&cq->lock);
 	return ret;
 }
 
 static int siw2_destroy_cq(struct ibv_cq *ibcq)
 {
+	struct siw2_cq *cq = to_scq(ibcq);
 	int ret = ibv_cmd_destroy_cq(ibcq);
 
-	if (!ret)
-		free(to_scq(ibcq));
-	return ret;
+	if (ret)
+		return ret;
+	siw2_uring_unmap(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
 }
 
 static int siw2_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
+	if (to_scq(ibcq)->ring.map)
+		return siw2_ring_poll_cq(ibcq, ne, wc);
 	return ibv_cmd_poll_cq(ibcq, ne, wc);
 }
 
 static int siw2_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
+	if (to_scq(ibcq)->ring.map)
+		return siw2_ring_req_notify_cq(ibcq, solicited_only);
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 
@@ -176,6 +223,26 @@ static struct ibv_qp *siw2_create_qp(struct ibv_pd *pd,
 	}
 	qp->num_sqe = resp.drv.num_sqe;
 	qp->num_rqe = resp.drv.num_rqe;
+	qp->max_send_sge = attr->cap.max_send_sge;
+	qp->max_recv_sge = attr->cap.max_recv_sge;
+	qp->max_inline = resp.drv.max_inline;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (resp.drv.sq_stride) {
+		ret = siw2_uring_map(pd->context, &qp->sq, resp.drv.sq_offset,
+				     qp->num_sqe, resp.drv.sq_stride);
+		if (!ret && resp.drv.rq_stride)
+			ret = siw2_uring_map(pd->context, &qp->rq,
+					     resp.drv.rq_offset, qp->num_rqe,
+					     resp.drv.rq_stride);
+		if (ret) {
+			siw2_uring_unmap(&qp->sq);
+			ibv_cmd_destroy_qp(&qp->ibqp);
+			free(qp);
+			errno = ret;
+			return NULL;
+		}
+	}
 	return &qp->ibqp;
 }
 
@@ -196,13 +263,27 @@ static int siw2_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
-static int siw2_destroy_qp(struct ibv_qp *qp)
+/*
+ * The kernel drops a destroyed QP's completions from its own CQs; from a
+ * ring only the process can, once the QP is gone.
+ */
+static int siw2_destroy_qp(struct ibv_qp *ibqp)
 {
-	int ret = ibv_cmd_destroy_qp(qp);
+	struct siw2_qp *qp = to_sqp(ibqp);
+	uint32_t qpn = ibqp->qp_num;
+	int ret = ibv_cmd_destroy_qp(ibqp);
 
-	if (!ret)
-		free(to_sqp(qp));
-	return ret;
+	if (ret)
+		return ret;
+	siw2_ring_cq_clean(to_scq(ibqp->send_cq), qpn);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		siw2_ring_cq_clean(to_scq(ibqp->recv_cq), qpn);
+	siw2_uring_unmap(&qp->sq);
+	siw2_uring_unmap(&qp->rq);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+	return 0;
 }
 
 static struct ibv_srq *siw2_create_srq(struct ibv_pd *pd,
@@ -224,6 +305,19 @@ static struct ibv_srq *siw2_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 	srq->num_rqe = resp.drv.num_rqe;
+	srq->max_sge = attr->attr.max_sge;
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (resp.drv.stride) {
+		ret = siw2_uring_map(pd->context, &srq->ring, resp.drv.offset,
+				     srq->num_rqe, resp.drv.stride);
+		if (ret) {
+			ibv_cmd_destroy_srq(&srq->ibsrq);
+			pthread_spin_destroy(&srq->lock);
+			free(srq);
+			errno = ret;
+			return NULL;
+		}
+	}
 	return &srq->ibsrq;
 }
 
@@ -242,30 +336,41 @@ static int siw2_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
 }
 
-static int siw2_destroy_srq(struct ibv_srq *srq)
+static int siw2_destroy_srq(struct ibv_srq *ibsrq)
 {
-	int ret = ibv_cmd_destroy_srq(srq);
+	struct siw2_srq *srq = to_ssrq(ibsrq);
+	int ret = ibv_cmd_destroy_srq(ibsrq);
 
-	if (!ret)
-		free(to_ssrq(srq));
-	return ret;
+	if (ret)
+		return ret;
+	siw2_uring_unmap(&srq->ring);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+	return 0;
 }
 
 static int siw2_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr)
 {
+	if (to_sqp(qp)->sq.map)
+		return siw2_ring_post_send(qp, wr, bad_wr);
 	return ibv_cmd_post_send(qp, wr, bad_wr);
 }
 
 static int siw2_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr)
 {
+	/* A ring QP's receive queue: a ring, or none (SRQ, depth 0). */
+	if (to_sqp(qp)->sq.map)
+		return siw2_ring_post_recv(qp, wr, bad_wr);
 	return ibv_cmd_post_recv(qp, wr, bad_wr);
 }
 
 static int siw2_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr)
 {
+	if (to_ssrq(srq)->ring.map)
+		return siw2_ring_post_srq_recv(srq, wr, bad_wr);
 	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
 }
 

@@ -17,6 +17,9 @@
 #include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include <uapi/rdma/siw2-abi.h>
 
 #include "siw2_limits.h"
 #include "siw2_mpa.h"
@@ -85,7 +88,23 @@ struct siw2_device {
 
 struct siw2_ucontext {
 	struct ib_ucontext base;
+	bool rings;	/* queues and CQs of this context are rings */
 };
+
+/* A ring shared with a user process (siw2_ring.c). */
+struct siw2_ring {
+	struct rdma_user_mmap_entry mentry;
+	void *mem;
+	struct siw2_ring_ctl *ctl;
+	u32 slots;
+	u32 stride;
+};
+
+static inline void *siw2_ring_at(const struct siw2_ring *r, u32 i)
+{
+	return r->mem + SIW2_RING_CTL_SIZE +
+	       (size_t)(i & (r->slots - 1)) * r->stride;
+}
 
 struct siw2_pd {
 	struct ib_pd base;
@@ -105,6 +124,8 @@ struct siw2_pd {
 struct siw2_cq {
 	struct ib_cq base;
 	spinlock_t lock; /* ring and notify state */
+	struct siw2_ring *ring;	/* a user CQ's ring, else @wc */
+	u32 ring_prod;		/* the kernel's copy of ring->ctl->prod */
 	struct ib_wc *wc;
 	u32 size;
 	u32 head;
@@ -173,6 +194,7 @@ struct siw2_sge {
 /* A posted receive (QP receive queue or SRQ). */
 struct siw2_rqe {
 	u64 wr_id;
+	bool bad;	/* a ring entry that failed its checks */
 	u32 num_sge;
 	struct siw2_sge sge[SIW2_MAX_SGE];
 };
@@ -209,6 +231,7 @@ struct siw2_sqe {
 	u32 reg_key;
 	int reg_access;
 	u8 state;
+	bool bad;	/* a ring entry that failed its checks */
 	enum ib_wc_status status;
 };
 
@@ -218,6 +241,11 @@ struct siw2_sqe {
  * @entries: @size entries of @esize bytes
  * @head: oldest entry, @count entries queued
  */
+struct siw2_wq;
+/* Fill queue slot @slot from @entry, a checked-as-copied ring entry. */
+typedef void (*siw2_wq_fill_fn)(struct siw2_wq *wq, u32 slot,
+				const void *entry);
+
 struct siw2_wq {
 	spinlock_t lock; /* all fields below */
 	void *entries;
@@ -225,6 +253,11 @@ struct siw2_wq {
 	u32 size;
 	u32 head;
 	u32 count;
+	struct siw2_ring *ring;	/* a user queue's ring, feeding @entries */
+	siw2_wq_fill_fn fill;
+	u32 ring_next;		/* next ring entry to take */
+	u32 ring_cons;		/* the kernel's copy of ring->ctl->cons */
+	bool ring_dead;		/* the process lied about its index */
 };
 
 /**
@@ -379,6 +412,13 @@ static inline struct siw2_qp *to_siw2_qp(struct ib_qp *qp)
 	return container_of(qp, struct siw2_qp, base);
 }
 
+/* The context of a user verb's udata, or NULL for a kernel caller. */
+static inline struct siw2_ucontext *siw2_udata_uctx(struct ib_udata *udata)
+{
+	return udata ? rdma_udata_to_drv_context(udata, struct siw2_ucontext,
+						 base) : NULL;
+}
+
 /* siw2_main.c */
 extern struct workqueue_struct *siw2_wq;
 
@@ -412,6 +452,23 @@ int siw2_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int siw2_udata_no_input(struct ib_udata *udata);
 int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
 
+/* siw2_ring.c: rings shared with user processes */
+extern bool siw2_user_rings;
+struct siw2_ring *siw2_ring_create(struct ib_ucontext *uctx, u32 slots,
+				   u32 stride);
+u64 siw2_ring_offset(struct siw2_ring *r);
+void siw2_ring_destroy(struct siw2_ring *r);
+void siw2_mmap_free(struct rdma_user_mmap_entry *e);
+int siw2_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+u32 siw2_ring_slots(u32 depth);
+struct siw2_qp;
+int siw2_qp_rings_create(struct siw2_qp *qp, struct siw2_ucontext *uctx,
+			 struct siw2_uresp_create_qp *resp);
+int siw2_srq_ring_create(struct siw2_srq *srq, struct siw2_ucontext *uctx,
+			 struct siw2_uresp_create_srq *resp);
+void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state);
+void siw2_sq_ring_busy(struct siw2_qp *qp, bool busy);
+
 /* siw2_cq.c */
 int siw2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct uverbs_attr_bundle *attrs);
@@ -442,6 +499,12 @@ void *siw2_wq_at(struct siw2_wq *wq, u32 i);
 u32 siw2_wq_slot(struct siw2_wq *wq, u32 i);
 void siw2_wq_pop(struct siw2_wq *wq);
 bool siw2_wq_take(struct siw2_wq *wq, void *out);
+void siw2_wq_attach_ring(struct siw2_wq *wq, struct siw2_ring *r,
+			 siw2_wq_fill_fn fill);
+int siw2_wq_pull(struct siw2_wq *wq);
+void siw2_wq_ring_reset(struct siw2_wq *wq);
+void siw2_rqe_from_ring(struct siw2_rqe *rqe, const struct siw2_rq_wqe *e,
+			u32 max_sge);
 int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
 		  u32 max_sge);
 int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,

@@ -130,6 +130,7 @@ enum siw2_tx_kind {
  */
 struct siw2_tx {
 	enum siw2_tx_kind kind;
+	bool linger;	/* a doorbell's run: the work item decides idleness */
 	u32 slot;
 	struct siw2_sqe wqe;
 	struct siw2_irqe irqe;
@@ -264,6 +265,7 @@ int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
 /* siw2_tx.c */
 void siw2_tx_work(struct work_struct *work);
 void siw2_tx_direct(struct siw2_qp *qp);
+void siw2_tx_doorbell(struct siw2_qp *qp);
 void siw2_tx_kick(struct siw2_qp *qp);
 void siw2_tx_init(struct siw2_qp *qp);
 void siw2_tx_release(struct siw2_qp *qp);

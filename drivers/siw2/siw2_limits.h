@@ -56,6 +56,11 @@
 
 /* Inline send data copied at post time. */
 #define SIW2_MAX_INLINE		256
+/*
+ * Largest ring entry: a send queue entry (struct siw2_sq_wqe, 64 octets)
+ * with the most inline data, which is more than SIW2_MAX_SGE SGEs take.
+ */
+#define SIW2_RING_STRIDE_MAX	(64 + SIW2_MAX_INLINE)
 
 /*
  * IRD/ORD: RFC 6581 carries them in 14 bits, but the IWCM reports them

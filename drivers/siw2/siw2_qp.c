@@ -125,6 +125,8 @@ static bool siw2_sq_take_flush(struct siw2_qp *qp, struct siw2_sqe *out)
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	sqe = siw2_wq_head(&qp->sq);
+	if (!sqe && siw2_wq_pull(&qp->sq) > 0)
+		sqe = siw2_wq_head(&qp->sq);
 	if (sqe) {
 		slot = siw2_wq_slot(&qp->sq, 0);
 		*out = *sqe;
@@ -168,14 +170,10 @@ static void siw2_irq_drop(struct siw2_qp *qp)
  * complete directly. Completions are delivered without the queue lock
  * held: a consumer's completion handler may post again.
  */
-static void siw2_qp_flush(struct siw2_qp *qp)
+static void siw2_sq_flush(struct siw2_qp *qp)
 {
 	struct siw2_sqe sqe;
-	struct siw2_rqe rqe;
 
-	siw2_rx_release(qp);
-	siw2_tx_release(qp);
-	siw2_irq_drop(qp);
 	while (siw2_sq_take_flush(qp, &sqe)) {
 		if (sqe.reg_mr)
 			siw2_mr_put(sqe.reg_mr);
@@ -185,8 +183,25 @@ static void siw2_qp_flush(struct siw2_qp *qp)
 		siw2_qp_wc(qp, qp->scq, sqe.wr_id, sqe.status,
 			   siw2_wc_opcode(sqe.opcode), sqe.len, false);
 	}
+}
+
+static void siw2_rq_flush(struct siw2_qp *qp)
+{
+	struct siw2_rqe rqe;
+
 	while (siw2_wq_take(&qp->rq, &rqe))
 		siw2_flush_wc(qp, qp->rcq, rqe.wr_id, IB_WC_RECV);
+}
+
+static void siw2_qp_flush(struct siw2_qp *qp)
+{
+	lockdep_assert_held(&qp->state_lock);
+
+	siw2_rx_release(qp);
+	siw2_tx_release(qp);
+	siw2_irq_drop(qp);
+	siw2_sq_flush(qp);
+	siw2_rq_flush(qp);
 }
 
 /*
@@ -215,6 +230,7 @@ static void siw2_qp_discard(struct siw2_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->sq.head = 0;
 	qp->sq.count = 0;
+	siw2_wq_ring_reset(&qp->sq);
 	qp->sq_txpos = 0;
 	qp->orq_count = 0;
 	qp->err_slot = U32_MAX;
@@ -222,6 +238,7 @@ static void siw2_qp_discard(struct siw2_qp *qp)
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	qp->rq.head = 0;
 	qp->rq.count = 0;
+	siw2_wq_ring_reset(&qp->rq);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }
 
@@ -237,11 +254,15 @@ static void siw2_qp_set_state(struct siw2_qp *qp, enum ib_qp_state ib_state)
 				    siw2_qp_state_name(state));
 	WRITE_ONCE(qp->state, state);
 	WRITE_ONCE(qp->ib_state, ib_state);
+	siw2_qp_rings_state(qp, ib_state);
 }
 
 static int siw2_qp_enter_error(struct siw2_qp *qp)
 {
 	siw2_qp_set_state(qp, IB_QPS_ERR);
+	/* From now on the process rings for every post: the flush takes it. */
+	if (qp->sq.ring)
+		siw2_sq_ring_busy(qp, false);
 	siw2_qp_dp_stop(qp);
 	siw2_qp_flush(qp);
 	return 0;
@@ -438,9 +459,11 @@ static int siw2_qp_check_caps(struct ib_qp_init_attr *attr)
 int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata)
 {
+	struct siw2_ucontext *uctx = siw2_udata_uctx(udata);
 	struct siw2_device *sdev = to_siw2_dev(ibqp->device);
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	struct siw2_uresp_create_qp resp = {};
+	bool rings = uctx && uctx->rings;
 	u32 qpn;
 	int rv;
 
@@ -458,6 +481,13 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	if (attr->srq) {
 		attr->cap.max_recv_wr = 0;
 		attr->cap.max_recv_sge = 0;
+	}
+	if (rings) {
+		/* Ring indices wrap at 2^32: power-of-two depths. */
+		attr->cap.max_send_wr = siw2_ring_slots(attr->cap.max_send_wr);
+		if (attr->cap.max_recv_wr)
+			attr->cap.max_recv_wr =
+				siw2_ring_slots(attr->cap.max_recv_wr);
 	}
 	rv = siw2_wq_init(&qp->sq, attr->cap.max_send_wr,
 			  sizeof(struct siw2_sqe));
@@ -495,6 +525,11 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->rcq = to_siw2_cq(attr->recv_cq);
 	qp->cap = attr->cap;
 	qp->sq_sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	if (rings) {
+		rv = siw2_qp_rings_create(qp, uctx, &resp);
+		if (rv)
+			goto err_wq;
+	}
 
 	rv = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
 			     XA_LIMIT(1, SIW2_QPN_MAX), &sdev->qpn_next,
@@ -797,6 +832,42 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 	sqe->state = SIW2_SQE_QUEUED;
 }
 
+/*
+ * A user QP with rings posts there; a post with no work requests is its
+ * doorbell (siw2-abi.h: SIW2_RING_F_BUSY). In Error the doorbell flushes
+ * what was posted; in the other states before RTS, posts wait in the ring.
+ */
+static int siw2_sq_doorbell(struct siw2_qp *qp)
+{
+	switch (READ_ONCE(qp->state)) {
+	case SIW2_QP_RTS:
+		siw2_sq_ring_busy(qp, true);
+		siw2_tx_doorbell(qp);
+		break;
+	case SIW2_QP_ERROR:
+		mutex_lock(&qp->state_lock);
+		if (qp->state == SIW2_QP_ERROR)
+			siw2_sq_flush(qp);
+		mutex_unlock(&qp->state_lock);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Receives in a ring wait there for a message; in Error they flush. */
+static int siw2_rq_doorbell(struct siw2_qp *qp)
+{
+	if (READ_ONCE(qp->state) != SIW2_QP_ERROR)
+		return 0;
+	mutex_lock(&qp->state_lock);
+	if (qp->state == SIW2_QP_ERROR)
+		siw2_rq_flush(qp);
+	mutex_unlock(&qp->state_lock);
+	return 0;
+}
+
 /**
  * siw2_post_send - queue send work requests
  * @ibqp: QP
@@ -806,10 +877,13 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
  * On a QP in Error every request completes at once with
  * IB_WC_WR_FLUSH_ERR.
  *
+ * A user QP with a send queue ring takes work requests from the ring
+ * only; this call is its doorbell and carries none.
+ *
  * Return: 0, -ENOTCONN before RTS, -EOPNOTSUPP for an opcode siw2 does
  * not implement, -EINVAL for too many SGEs, too much inline data or a
- * request the opcode does not allow, -EFAULT for unreadable inline data,
- * -ENOMEM when the send queue is full.
+ * request the opcode does not allow (or any request on a ring QP),
+ * -EFAULT for unreadable inline data, -ENOMEM when the send queue is full.
  */
 int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
@@ -820,6 +894,13 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	bool posted = false;
 	int rv = 0;
+
+	if (qp->sq.ring) {
+		if (!wr)
+			return siw2_sq_doorbell(qp);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	for (; wr; wr = wr->next) {
 		rv = siw2_check_send_wr(qp, wr);
@@ -872,8 +953,11 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * Receives may be posted from INIT on, before the connection exists. On a
  * QP in Error every request completes at once with IB_WC_WR_FLUSH_ERR.
  *
- * Return: 0, -EINVAL on a QP with an SRQ, in RESET or with too many SGEs,
- * -ENOMEM when the receive queue is full.
+ * A user QP with a receive queue ring takes receives from the ring only;
+ * this call is its doorbell (needed in Error only) and carries none.
+ *
+ * Return: 0, -EINVAL on a QP with an SRQ, in RESET or with too many SGEs
+ * (or any request on a ring QP), -ENOMEM when the receive queue is full.
  */
 int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr)
@@ -881,6 +965,13 @@ int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	unsigned long flags;
 	int rv = 0;
+
+	if (qp->rq.ring) {
+		if (!wr)
+			return siw2_rq_doorbell(qp);
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	for (; wr; wr = wr->next) {
 		if (qp->srq) {

@@ -256,6 +256,8 @@ static bool siw2_rx_take_rqe(struct siw2_qp *qp)
 		return siw2_wq_take(&qp->rq, &rx->rqe);
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
+	/* All the ring holds first: the limit counts every posted receive. */
+	siw2_wq_pull(&srq->rq);
 	e = siw2_wq_head(&srq->rq);
 	if (e) {
 		rx->rqe = *e;
@@ -285,6 +287,11 @@ static bool siw2_rx_load_rqe(struct siw2_qp *qp)
 	rx->msg_len = 0;
 	rx->si = 0;
 	rx->soff = 0;
+	if (rx->rqe.bad) {
+		/* A ring entry the process filled in wrong. */
+		siw2_rx_rqe_error(qp, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
 	for (i = 0; i < rx->rqe.num_sge; i++) {
 		struct siw2_sge *s = &rx->rqe.sge[i];
 

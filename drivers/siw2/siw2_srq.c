@@ -28,10 +28,12 @@ static int siw2_srq_check_limit(u32 limit, u32 max_wr)
 int siw2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 		    struct ib_udata *udata)
 {
+	struct siw2_ucontext *uctx = siw2_udata_uctx(udata);
 	struct siw2_device *sdev = to_siw2_dev(ibsrq->device);
 	struct siw2_srq *srq = to_siw2_srq(ibsrq);
 	struct ib_srq_attr *a = &attr->attr;
 	struct siw2_uresp_create_srq resp = {};
+	bool rings = uctx && uctx->rings;
 	int rv;
 
 	if (attr->srq_type != IB_SRQT_BASIC)
@@ -48,11 +50,19 @@ int siw2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	if (rv)
 		return rv;
 
+	/* Ring indices wrap at 2^32: a power-of-two depth. */
+	if (rings)
+		a->max_wr = siw2_ring_slots(a->max_wr);
 	rv = siw2_wq_init(&srq->rq, a->max_wr, sizeof(struct siw2_rqe));
 	if (rv)
 		goto err;
 	srq->max_sge = a->max_sge;
 	srq->limit = a->srq_limit;
+	if (rings) {
+		rv = siw2_srq_ring_create(srq, uctx, &resp);
+		if (rv)
+			goto err_free;
+	}
 
 	resp.num_rqe = a->max_wr;
 	rv = siw2_udata_respond(udata, &resp, sizeof(resp));
@@ -137,7 +147,11 @@ int siw2_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
  * @wr: chain of receive work requests
  * @bad_wr: set to the first request not queued
  *
- * Return: 0, -EINVAL for too many SGEs, -ENOMEM when the SRQ is full.
+ * A user SRQ with a ring takes receives from the ring only, when a
+ * message needs one: it has no doorbell, and this call carries none.
+ *
+ * Return: 0, -EINVAL for too many SGEs (or any request on a ring SRQ),
+ * -ENOMEM when the SRQ is full.
  */
 int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
@@ -145,6 +159,11 @@ int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct siw2_srq *srq = to_siw2_srq(ibsrq);
 	unsigned long flags;
 	int rv = 0;
+
+	if (srq->rq.ring && wr) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
 	for (; wr; wr = wr->next) {

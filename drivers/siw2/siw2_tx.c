@@ -9,6 +9,12 @@
  * run sends at most SIW2_TX_BUDGET octets, then the work item continues;
  * a full socket ends the run and write_space() starts the next.
  *
+ * A user QP with a send queue ring posts without system calls: the engine
+ * takes new entries whenever it looks for work, and only when it finds
+ * none and stops does the process have to ring (SIW2_RING_F_BUSY). After
+ * a doorbell's run the work item looks once more before it stops, so a
+ * process that keeps posting does not ring for every request.
+ *
  * Messages go out whole, one after the other: Read Responses first
  * (RFC 5040 5.5 only orders them among themselves), then the send queue
  * in order. A Terminate goes out at the next FPDU boundary, and
@@ -302,6 +308,11 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 	tx->nsrc = 0;
 	tx->inline_buf = NULL;
 	tx->fpdus = 0;
+	if (wqe->bad) {
+		/* A ring entry the process filled in wrong. */
+		siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_QP_OP_ERR);
+		return;
+	}
 	switch (wqe->opcode) {
 	case IB_WR_LOCAL_INV:
 		rv = siw2_mr_invalidate(qp->sdev, qp->base.pd, wqe->inv_stag);
@@ -398,6 +409,25 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 }
 
 /*
+ * Take what the process published in its send queue ring (sq.lock held).
+ * Finding nothing, the engine stops: it says so, then looks once more,
+ * since the process may have published just before reading the flag. A
+ * doorbell's own run leaves the flag to the work item it queues.
+ */
+static int siw2_tx_sq_pull(struct siw2_qp *qp)
+{
+	int n = siw2_wq_pull(&qp->sq);
+
+	if (n || qp->tx.linger)
+		return n;
+	siw2_sq_ring_busy(qp, false);
+	n = siw2_wq_pull(&qp->sq);
+	if (n > 0)
+		siw2_sq_ring_busy(qp, true);
+	return n;
+}
+
+/*
  * Take the next send work request. Returns false when there is none, or
  * when it must wait: a fence behind outstanding Reads, or a Read beyond
  * the ORD (RFC 5040 6.1).
@@ -412,6 +442,12 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 	u32 slot;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->sq_txpos == qp->sq.count && qp->sq.ring &&
+	    siw2_tx_sq_pull(qp) < 0) {
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		siw2_tx_local_error(qp, U32_MAX, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
 	if (qp->sq_txpos == qp->sq.count)
 		goto wait;
 	slot = siw2_wq_slot(&qp->sq, qp->sq_txpos);
@@ -799,4 +835,23 @@ void siw2_tx_direct(struct siw2_qp *qp)
 	mutex_unlock(&qp->tx_lock);
 	if (again)
 		siw2_tx_kick(qp);
+}
+
+/**
+ * siw2_tx_doorbell - a user QP's send queue ring was rung
+ * @qp: QP in RTS with a send queue ring, SIW2_RING_F_BUSY set
+ *
+ * Sends from the system call like siw2_tx_direct(), but keeps the busy
+ * flag up and lets the work item look at the ring once more: what the
+ * process posts until then needs no doorbell.
+ */
+void siw2_tx_doorbell(struct siw2_qp *qp)
+{
+	if (mutex_trylock(&qp->tx_lock)) {
+		qp->tx.linger = true;
+		siw2_tx_run(qp);
+		qp->tx.linger = false;
+		mutex_unlock(&qp->tx_lock);
+	}
+	siw2_tx_kick(qp);
 }

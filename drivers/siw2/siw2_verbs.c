@@ -270,6 +270,10 @@ int siw2_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	};
 	int rv;
 
+	/* Fixed for the context's life: its objects are all of one kind. */
+	to_siw2_uctx(uctx)->rings = READ_ONCE(siw2_user_rings);
+	if (to_siw2_uctx(uctx)->rings)
+		resp.caps |= SIW2_UCTX_CAP_RINGS;
 	rv = siw2_udata_no_input(udata);
 	if (rv)
 		return rv;

@@ -4,6 +4,11 @@
  *
  * Callers hold wq->lock around every operation except init/free and
  * siw2_wq_take(), which takes it.
+ *
+ * A user queue is fed from its ring (siw2_ring.c): siw2_wq_pull() copies
+ * each entry the process published, checks the copy and queues it; the
+ * ring's consumer index follows the entries retired (siw2_wq_pop()), so
+ * the process never has more work outstanding than the queue holds.
  */
 
 #include <linux/slab.h>
@@ -26,6 +31,8 @@ int siw2_wq_init(struct siw2_wq *wq, u32 size, size_t esize)
 	wq->head = 0;
 	wq->count = 0;
 	wq->entries = NULL;
+	wq->ring = NULL;
+	wq->fill = NULL;
 	if (!size)
 		return 0;
 	wq->entries = kvcalloc(size, esize, GFP_KERNEL);
@@ -38,6 +45,8 @@ int siw2_wq_init(struct siw2_wq *wq, u32 size, size_t esize)
  */
 void siw2_wq_free(struct siw2_wq *wq)
 {
+	siw2_ring_destroy(wq->ring);
+	wq->ring = NULL;
 	kvfree(wq->entries);
 	wq->entries = NULL;
 	wq->size = 0;
@@ -122,6 +131,76 @@ void siw2_wq_pop(struct siw2_wq *wq)
 	lockdep_assert_held(&wq->lock);
 	wq->head = (wq->head + 1) % wq->size;
 	wq->count--;
+	/* The slot is free for the process again. */
+	if (wq->ring)
+		smp_store_release(&wq->ring->ctl->cons, ++wq->ring_cons);
+}
+
+/**
+ * siw2_wq_attach_ring - feed a queue from a user ring
+ * @wq: queue, empty, of as many entries as the ring has slots
+ * @r: the ring
+ * @fill: checks a copy of one ring entry and fills a queue slot from it
+ */
+void siw2_wq_attach_ring(struct siw2_wq *wq, struct siw2_ring *r,
+			 siw2_wq_fill_fn fill)
+{
+	wq->ring = r;
+	wq->fill = fill;
+	wq->ring_next = 0;
+	wq->ring_cons = 0;
+}
+
+/**
+ * siw2_wq_pull - queue the entries the process has published in its ring
+ * @wq: queue (lock held)
+ *
+ * Return: the number of entries queued, or -EPROTO when the process
+ * published more entries than its ring holds (the ring is then ignored
+ * from here on; the caller fails the queue's owner).
+ */
+int siw2_wq_pull(struct siw2_wq *wq)
+{
+	u64 buf[SIW2_RING_STRIDE_MAX / sizeof(u64)];
+	struct siw2_ring *r = wq->ring;
+	u32 prod, n, i;
+
+	lockdep_assert_held(&wq->lock);
+
+	if (!r || wq->ring_dead)
+		return 0;
+	/* The index before the entries (pairs with the process's release). */
+	prod = smp_load_acquire(&r->ctl->prod);
+	n = prod - wq->ring_next;
+	if (n > wq->size - wq->count) {
+		wq->ring_dead = true;
+		return -EPROTO;
+	}
+	for (i = 0; i < n; i++) {
+		/* Checked and used as copied: the process may rewrite it. */
+		memcpy(buf, siw2_ring_at(r, wq->ring_next++), r->stride);
+		wq->fill(wq, siw2_wq_slot(wq, wq->count), buf);
+		wq->count++;
+	}
+	return n;
+}
+
+/**
+ * siw2_wq_ring_reset - drop a ring's published and queued entries
+ * @wq: queue (lock held), emptied by the caller
+ *
+ * For IB RESET: the entries go without completions, and the process sees
+ * its ring empty.
+ */
+void siw2_wq_ring_reset(struct siw2_wq *wq)
+{
+	lockdep_assert_held(&wq->lock);
+
+	if (!wq->ring)
+		return;
+	wq->ring_next = READ_ONCE(wq->ring->ctl->prod);
+	wq->ring_cons = wq->ring_next;
+	smp_store_release(&wq->ring->ctl->cons, wq->ring_cons);
 }
 
 /**
@@ -132,6 +211,9 @@ void siw2_wq_pop(struct siw2_wq *wq)
  * Lets the caller act on the entry, e.g. complete it, without the queue
  * lock held.
  *
+ * A user queue takes what its ring holds first. A ring that lies about
+ * its producer index (siw2_wq_pull()) reads as empty.
+ *
  * Return: true if an entry was taken, false if the queue was empty.
  */
 bool siw2_wq_take(struct siw2_wq *wq, void *out)
@@ -141,6 +223,8 @@ bool siw2_wq_take(struct siw2_wq *wq, void *out)
 
 	spin_lock_irqsave(&wq->lock, flags);
 	e = siw2_wq_head(wq);
+	if (!e && siw2_wq_pull(wq) > 0)
+		e = siw2_wq_head(wq);
 	if (e) {
 		memcpy(out, e, wq->esize);
 		siw2_wq_pop(wq);
@@ -193,7 +277,33 @@ int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,
 	if (rv)
 		return rv;
 	rqe->wr_id = wr->wr_id;
+	rqe->bad = false;
 	rqe->num_sge = wr->num_sge;
 	siw2_wq_push(wq);
 	return 0;
+}
+
+/**
+ * siw2_rqe_from_ring - a posted receive from a copied ring entry
+ * @rqe: the queue slot
+ * @e: the copy of the process's entry
+ * @max_sge: the queue's SGE limit
+ *
+ * An entry that fails its checks is queued as bad: the receive it stands
+ * for fails when a message would use it (siw2_rx.c), so the process's
+ * error surfaces on its own QP in order.
+ */
+void siw2_rqe_from_ring(struct siw2_rqe *rqe, const struct siw2_rq_wqe *e,
+			u32 max_sge)
+{
+	u32 i;
+
+	rqe->wr_id = e->wr_id;
+	rqe->bad = e->num_sge > max_sge || e->rsvd;
+	rqe->num_sge = rqe->bad ? 0 : e->num_sge;
+	for (i = 0; i < rqe->num_sge; i++) {
+		rqe->sge[i].addr = e->sge[i].addr;
+		rqe->sge[i].length = e->sge[i].length;
+		rqe->sge[i].lkey = e->sge[i].lkey;
+	}
 }

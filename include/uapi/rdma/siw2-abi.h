@@ -12,8 +12,11 @@
 
 #include <linux/types.h>
 
-/* Reported as the uverbs ABI version (sysfs .../infiniband_verbs/uverbsN/abi_version). */
-#define SIW2_ABI_VERSION 1
+/*
+ * Reported as the uverbs ABI version (sysfs .../infiniband_verbs/uverbsN/
+ * abi_version). 2: queues and CQs may be shared rings (struct siw2_ring).
+ */
+#define SIW2_ABI_VERSION 2
 
 /*
  * The device's firmware version string (sysfs .../infiniband/<dev>/fw_ver)
@@ -22,22 +25,155 @@
  */
 #define SIW2_FW_VER_MARKER "siw2-"
 
+/* siw2_uresp_alloc_ctx.caps */
+enum {
+	/* CQs, send and receive queues and SRQs are mmap'ed rings. */
+	SIW2_UCTX_CAP_RINGS = 1 << 0,
+};
+
 /* Response to ibv_open_device() (alloc_ucontext). */
 struct siw2_uresp_alloc_ctx {
 	__u32 dev_id;		/* device instance number, for diagnostics */
 	__u32 abi_version;	/* SIW2_ABI_VERSION */
-	__aligned_u64 caps;	/* SIW2_UCTX_CAP_*, none defined yet */
+	__aligned_u64 caps;	/* SIW2_UCTX_CAP_* */
+};
+
+/*
+ * A ring: one mapping (mmap of the uverbs file at the offset a create
+ * response names, of SIW2_RING_LEN(slots, stride) bytes), the control
+ * block, then @slots entries of @stride bytes. @slots is a power of two;
+ * the indices are free-running 32-bit counters, entry i is at slot
+ * i & (slots - 1). The producer writes entries, then its index (release);
+ * the consumer reads the index (acquire), then the entries, then writes
+ * its own index (release).
+ *
+ * Send queue, receive queue, SRQ: the process produces, the kernel
+ * consumes. The kernel advances @cons when a work request has completed
+ * (or was dropped by a QP reset), so prod - cons is the queue's
+ * occupancy. CQ: the kernel produces, the process consumes.
+ *
+ * The kernel reads only the fields the process writes (@prod of a work
+ * queue, @cons and @notify of a CQ, the entries of a work queue), copies
+ * each entry before it checks it, and keeps its own copy of every index
+ * it writes: whatever a process writes here can break only its own QP or
+ * CQ.
+ */
+struct siw2_ring_ctl {
+	__u32 prod;
+	__u32 pad0[15];
+	__u32 cons;
+	__u32 pad1[15];
+	/* Written by the kernel (work queues): SIW2_RING_F_* */
+	__u32 kflags;
+	/* Written by the kernel (work queues): the QP's IB state (IB_QPS_*) */
+	__u32 qp_state;
+	__u32 pad2[14];
+	/* Written by the process (CQ): SIW2_NOTIFY_*, cleared by the kernel */
+	__u32 notify;
+	__u32 pad3[15];
+};
+
+#define SIW2_RING_CTL_SIZE	256
+#define SIW2_RING_LEN(slots, stride) \
+	(SIW2_RING_CTL_SIZE + (__u64)(slots) * (stride))
+
+/* siw2_ring_ctl.kflags */
+enum {
+	/*
+	 * Send queue: the kernel's transmit engine will look at the ring
+	 * again without being told. When it is clear, the process makes a
+	 * doorbell system call (post_send with no work requests) after
+	 * publishing @prod; both sides order their index and flag accesses
+	 * with a full barrier, so one of them always sees the other.
+	 */
+	SIW2_RING_F_BUSY = 1 << 0,
+};
+
+/* siw2_ring_ctl.notify (ibv_req_notify_cq) */
+enum {
+	SIW2_NOTIFY_NONE = 0,
+	SIW2_NOTIFY_SOLICITED = 1,	/* next solicited or error completion */
+	SIW2_NOTIFY_NEXT = 2,		/* next completion */
+};
+
+/* A scatter/gather element, as in struct ibv_sge. */
+struct siw2_ring_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* siw2_sq_wqe.flags (the values of enum ibv_send_flags) */
+enum {
+	SIW2_WQE_FENCE = 1 << 0,
+	SIW2_WQE_SIGNALED = 1 << 1,
+	SIW2_WQE_SOLICITED = 1 << 2,
+	SIW2_WQE_INLINE = 1 << 3,
+	SIW2_WQE_FLAGS = 0xf,
+};
+
+/*
+ * Send queue entry. With SIW2_WQE_INLINE, @num_sge is 0 and @inline_len
+ * octets of data follow the header where the SGEs would be. The stride
+ * (create_qp response) leaves room for max_send_sge SGEs or
+ * max_inline_data octets, whichever is larger.
+ */
+struct siw2_sq_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;		/* IB_UVERBS_WR_* (enum ibv_wr_opcode) */
+	__u8 num_sge;
+	__u16 flags;		/* SIW2_WQE_* */
+	__u32 inv_stag;		/* SEND_INV, LOCAL_INV */
+	__aligned_u64 raddr;	/* WRITE, READ */
+	__u32 rkey;		/* WRITE, READ */
+	__u32 inline_len;
+	__aligned_u64 rsvd[4];	/* must be zero */
+	struct siw2_ring_sge sge[];
+};
+
+/* Receive queue and SRQ entry; the stride holds max_recv_sge SGEs. */
+struct siw2_rq_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 rsvd;		/* must be zero */
+	struct siw2_ring_sge sge[];
+};
+
+/* siw2_cqe.flags (the values of enum ibv_wc_flags) */
+enum {
+	SIW2_CQE_WITH_IMM = 1 << 1,
+	SIW2_CQE_WITH_INV = 1 << 3,
+};
+
+/* Completion queue entry; opcode and status use the uverbs numbering. */
+struct siw2_cqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;		/* IB_UVERBS_WC_* (enum ibv_wc_opcode) */
+	__u8 status;		/* enum ibv_wc_status */
+	__u8 flags;		/* SIW2_CQE_* */
+	__u8 rsvd;
+	__u32 byte_len;
+	__u32 qp_num;
+	__u32 ex;		/* immediate data (network order) or STag */
+	__u32 vendor_err;
+	__u32 rsvd2;
 };
 
 /* Response to ibv_create_cq(). */
 struct siw2_uresp_create_cq {
 	__u32 cq_id;		/* driver-internal CQ number */
 	__u32 num_cqe;		/* CQ depth actually allocated */
+	__aligned_u64 ring_offset;	/* mmap offset of the ring */
+	__u32 ring_slots;	/* 0: no ring (poll through the kernel) */
+	__u32 ring_stride;	/* sizeof(struct siw2_cqe) */
 };
 
-/* Response to ibv_resize_cq(). */
+/* Response to ibv_resize_cq(): a new ring replaces the old one. */
 struct siw2_uresp_resize_cq {
 	__u32 num_cqe;		/* new CQ depth actually allocated */
+	__u32 ring_slots;
+	__aligned_u64 ring_offset;
+	__u32 ring_stride;
 	__u32 reserved;
 };
 
@@ -46,13 +182,18 @@ struct siw2_uresp_create_qp {
 	__u32 qp_id;		/* equals the QP number */
 	__u32 num_sqe;		/* send queue depth actually allocated */
 	__u32 num_rqe;		/* receive queue depth (0 with an SRQ) */
-	__u32 reserved;
+	__u32 sq_stride;	/* 0: no rings */
+	__aligned_u64 sq_offset;
+	__aligned_u64 rq_offset;	/* no RQ ring with an SRQ */
+	__u32 rq_stride;
+	__u32 max_inline;	/* inline octets per send queue entry */
 };
 
 /* Response to ibv_create_srq(). */
 struct siw2_uresp_create_srq {
 	__u32 num_rqe;		/* SRQ depth actually allocated */
-	__u32 reserved;
+	__u32 stride;		/* 0: no ring */
+	__aligned_u64 offset;
 };
 
 #endif /* SIW2_ABI_H */

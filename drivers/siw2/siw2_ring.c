@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2: rings shared with a user process (include/uapi/rdma/siw2-abi.h).
+ *
+ * A ring is vmalloc_user() memory offered to the process through the
+ * uverbs mmap entry API. The kernel stops using it when its queue is
+ * destroyed and frees it when the mmap entry goes (siw2_mmap_free());
+ * pages a process still maps stay with that mapping (remap_vmalloc_range()
+ * holds a reference on each) until it is unmapped.
+ *
+ * Everything in a ring is the process's to scribble on. The kernel keeps
+ * its own copy of every index it publishes, reads an index the process
+ * writes once and checks it against its own, and copies an entry before
+ * it looks at any field of it.
+ */
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+
+#include "siw2.h"
+
+bool siw2_user_rings = true;
+module_param_named(user_rings, siw2_user_rings, bool, 0644);
+MODULE_PARM_DESC(user_rings,
+		 "user-space CQs, send/receive queues and SRQs as mmap'ed rings, posted and polled without system calls (default on; read when a process opens the device)");
+
+static struct siw2_ring *to_siw2_ring(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct siw2_ring, mentry);
+}
+
+/**
+ * siw2_ring_create - allocate a ring and offer it for mmap
+ * @uctx: the process's context
+ * @slots: number of entries, a power of two
+ * @stride: entry size in octets, a multiple of 8
+ *
+ * Return: the ring, or ERR_PTR(-ENOMEM).
+ */
+struct siw2_ring *siw2_ring_create(struct ib_ucontext *uctx, u32 slots,
+				   u32 stride)
+{
+	struct siw2_ring *r;
+	size_t len;
+	int rv;
+
+	if (WARN_ON_ONCE(!is_power_of_2(slots) || stride % 8))
+		return ERR_PTR(-EINVAL);
+	len = PAGE_ALIGN(SIW2_RING_LEN(slots, stride));
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->mem = vmalloc_user(len);
+	if (!r->mem) {
+		kfree(r);
+		return ERR_PTR(-ENOMEM);
+	}
+	r->ctl = r->mem;
+	r->slots = slots;
+	r->stride = stride;
+	rv = rdma_user_mmap_entry_insert(uctx, &r->mentry, len);
+	if (rv) {
+		vfree(r->mem);
+		kfree(r);
+		return ERR_PTR(rv);
+	}
+	return r;
+}
+
+/**
+ * siw2_ring_offset - the mmap offset the process maps the ring at
+ * @r: ring
+ *
+ * Return: the offset.
+ */
+u64 siw2_ring_offset(struct siw2_ring *r)
+{
+	return rdma_user_mmap_get_offset(&r->mentry);
+}
+
+/**
+ * siw2_ring_destroy - withdraw a ring; its memory goes with the last mapping
+ * @r: ring, or NULL
+ */
+void siw2_ring_destroy(struct siw2_ring *r)
+{
+	if (r)
+		rdma_user_mmap_entry_remove(&r->mentry);
+}
+
+/**
+ * siw2_mmap_free - free a ring no process maps or can map any more
+ * @e: its mmap entry
+ */
+void siw2_mmap_free(struct rdma_user_mmap_entry *e)
+{
+	struct siw2_ring *r = to_siw2_ring(e);
+
+	vfree(r->mem);
+	kfree(r);
+}
+
+/**
+ * siw2_mmap - map a ring into a process
+ * @uctx: the process's context
+ * @vma: the mapping: shared, the ring's exact length at its offset
+ *
+ * Return: 0, -EINVAL for an unknown offset, a wrong length or a private
+ * mapping, -EPERM for an executable one, or the error of
+ * remap_vmalloc_range().
+ */
+int siw2_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *e;
+	int rv;
+
+	e = rdma_user_mmap_entry_get(uctx, vma);
+	if (!e)
+		return -EINVAL;
+	/* A ring holds no code. */
+	if (vma->vm_flags & VM_EXEC) {
+		rdma_user_mmap_entry_put(e);
+		return -EPERM;
+	}
+	vm_flags_clear(vma, VM_MAYEXEC);
+	rv = remap_vmalloc_range(vma, to_siw2_ring(e)->mem, 0);
+	rdma_user_mmap_entry_put(e);
+	return rv;
+}
+
+/**
+ * siw2_ring_slots - ring size for a queue depth
+ * @depth: entries the consumer asked for, at least 1
+ *
+ * Return: the smallest power of two not below @depth.
+ */
+u32 siw2_ring_slots(u32 depth)
+{
+	return roundup_pow_of_two(depth);
+}
+
+/* ---- queues fed from rings ---- */
+
+static const u8 siw2_sq_ring_ops[] = {
+	IB_WR_RDMA_WRITE, IB_WR_SEND, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ,
+	IB_WR_LOCAL_INV,
+};
+
+static bool siw2_sq_ring_op_ok(u8 op)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(siw2_sq_ring_ops); i++)
+		if (siw2_sq_ring_ops[i] == op)
+			return true;
+	return false;
+}
+
+/*
+ * The checks siw2_post_send() makes on a work request, made on the copy
+ * of a send queue ring entry. A failing entry is queued as bad and fails
+ * its QP when the TX engine reaches it (IB_WC_LOC_QP_OP_ERR).
+ */
+static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
+{
+	bool inl = e->flags & SIW2_WQE_INLINE;
+	u64 len = 0;
+	u32 i;
+
+	if (!siw2_sq_ring_op_ok(e->opcode) || e->flags & ~SIW2_WQE_FLAGS ||
+	    e->rsvd[0] || e->rsvd[1] || e->rsvd[2] || e->rsvd[3] ||
+	    e->num_sge > qp->cap.max_send_sge)
+		return false;
+	if (e->opcode == IB_WR_RDMA_READ &&
+	    (inl || e->num_sge > SIW2_MAX_SGE_RD))
+		return false;
+	if (inl)
+		return !e->num_sge && e->inline_len <= qp->cap.max_inline_data &&
+		       (e->opcode == IB_WR_SEND ||
+			e->opcode == IB_WR_SEND_WITH_INV ||
+			e->opcode == IB_WR_RDMA_WRITE);
+	for (i = 0; i < e->num_sge; i++)
+		len += e->sge[i].length;
+	return len <= SIW2_MAX_MSG_SIZE;
+}
+
+static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
+{
+	struct siw2_qp *qp = container_of(wq, struct siw2_qp, sq);
+	const struct siw2_sq_wqe *e = entry;
+	struct siw2_sqe *sqe = siw2_wq_at(wq, slot);
+	u32 i;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->wr_id = e->wr_id;
+	sqe->state = SIW2_SQE_QUEUED;
+	if (!siw2_sq_wqe_ok(qp, e)) {
+		/* Completes as a Send: it must not look like a Read. */
+		sqe->opcode = IB_WR_SEND;
+		sqe->bad = true;
+		return;
+	}
+	sqe->opcode = e->opcode;
+	sqe->send_flags = e->flags;	/* the IB_SEND_* values */
+	sqe->raddr = e->raddr;
+	sqe->rkey = e->rkey;
+	sqe->inv_stag = e->inv_stag;
+	if (e->flags & SIW2_WQE_INLINE) {
+		sqe->len = e->inline_len;
+		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data,
+		       (const u8 *)e->sge, e->inline_len);
+		return;
+	}
+	sqe->num_sge = e->num_sge;
+	for (i = 0; i < e->num_sge; i++) {
+		sqe->sge[i].addr = e->sge[i].addr;
+		sqe->sge[i].length = e->sge[i].length;
+		sqe->sge[i].lkey = e->sge[i].lkey;
+		sqe->len += e->sge[i].length;
+	}
+}
+
+static void siw2_rq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
+{
+	struct siw2_qp *qp = container_of(wq, struct siw2_qp, rq);
+
+	siw2_rqe_from_ring(siw2_wq_at(wq, slot), entry, qp->cap.max_recv_sge);
+}
+
+static void siw2_srq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
+{
+	struct siw2_srq *srq = container_of(wq, struct siw2_srq, rq);
+
+	siw2_rqe_from_ring(siw2_wq_at(wq, slot), entry, srq->max_sge);
+}
+
+static u32 siw2_rq_stride(u32 max_sge)
+{
+	return sizeof(struct siw2_rq_wqe) + max_sge * sizeof(struct siw2_ring_sge);
+}
+
+/**
+ * siw2_qp_rings_create - give a user QP its send and receive queue rings
+ * @qp: QP, its queues initialised with power-of-two sizes and @qp->cap set
+ * @uctx: the process's context
+ * @resp: the create_qp response, ring fields filled in here
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int siw2_qp_rings_create(struct siw2_qp *qp, struct siw2_ucontext *uctx,
+			 struct siw2_uresp_create_qp *resp)
+{
+	u32 sge = qp->cap.max_send_sge * sizeof(struct siw2_ring_sge);
+	u32 stride = sizeof(struct siw2_sq_wqe) +
+		     max(sge, ALIGN(qp->cap.max_inline_data, 8));
+	struct siw2_ring *r;
+
+	BUILD_BUG_ON(sizeof(struct siw2_ring_ctl) != SIW2_RING_CTL_SIZE);
+	BUILD_BUG_ON(sizeof(struct siw2_sq_wqe) != 64);
+	BUILD_BUG_ON(sizeof(struct siw2_rq_wqe) != 16);
+	BUILD_BUG_ON(sizeof(struct siw2_cqe) != 32);
+	BUILD_BUG_ON(64 + SIW2_MAX_SGE * sizeof(struct siw2_ring_sge) >
+		     SIW2_RING_STRIDE_MAX);
+
+	r = siw2_ring_create(&uctx->base, qp->sq.size, stride);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	siw2_wq_attach_ring(&qp->sq, r, siw2_sq_fill);
+	resp->sq_stride = stride;
+	resp->sq_offset = siw2_ring_offset(r);
+	resp->max_inline = qp->cap.max_inline_data;
+	if (!qp->rq.size)
+		return 0;
+	stride = siw2_rq_stride(qp->cap.max_recv_sge);
+	r = siw2_ring_create(&uctx->base, qp->rq.size, stride);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	siw2_wq_attach_ring(&qp->rq, r, siw2_rq_fill);
+	resp->rq_stride = stride;
+	resp->rq_offset = siw2_ring_offset(r);
+	return 0;
+}
+
+/**
+ * siw2_srq_ring_create - give a user SRQ its ring
+ * @srq: SRQ, its queue initialised with a power-of-two size
+ * @uctx: the process's context
+ * @resp: the create_srq response, ring fields filled in here
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int siw2_srq_ring_create(struct siw2_srq *srq, struct siw2_ucontext *uctx,
+			 struct siw2_uresp_create_srq *resp)
+{
+	u32 stride = siw2_rq_stride(srq->max_sge);
+	struct siw2_ring *r;
+
+	r = siw2_ring_create(&uctx->base, srq->rq.size, stride);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	siw2_wq_attach_ring(&srq->rq, r, siw2_srq_fill);
+	resp->stride = stride;
+	resp->offset = siw2_ring_offset(r);
+	return 0;
+}
+
+/**
+ * siw2_qp_rings_state - show the process its QP's state
+ * @qp: QP (state lock held)
+ * @state: the new IB state
+ */
+void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state)
+{
+	if (qp->sq.ring)
+		WRITE_ONCE(qp->sq.ring->ctl->qp_state, state);
+	if (qp->rq.ring)
+		WRITE_ONCE(qp->rq.ring->ctl->qp_state, state);
+}
+
+/**
+ * siw2_sq_ring_busy - tell the process whether the TX engine looks again
+ * @qp: a QP with a send queue ring
+ * @busy: the engine will look at the ring without a doorbell
+ *
+ * Clearing is followed by a full barrier: the caller looks at the ring
+ * once more afterwards, and the process reads the flag after publishing
+ * its index, so a new entry is either seen here or rung for.
+ */
+void siw2_sq_ring_busy(struct siw2_qp *qp, bool busy)
+{
+	WRITE_ONCE(qp->sq.ring->ctl->kflags, busy ? SIW2_RING_F_BUSY : 0);
+	if (!busy)
+		smp_mb();
+}

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2 rdma-core provider: the fast path. Work requests are written into
+ * rings the kernel maps to the process, completions are read from one;
+ * no system call is made unless the kernel's transmit engine has stopped
+ * and must be woken (a doorbell), or a QP in Error must flush what was
+ * just posted. Layout and protocol: include/uapi/rdma/siw2-abi.h.
+ *
+ * Posting checks what the kernel would refuse with an error code, so that
+ * the verb returns that code; the kernel checks every entry again.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "siw2.h"
+
+static inline uint32_t load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t load_relaxed(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void *ring_at(const struct siw2_uring *r, uint32_t i)
+{
+	return r->ents + (size_t)(i & (r->slots - 1)) * r->stride;
+}
+
+int siw2_uring_map(struct ibv_context *ctx, struct siw2_uring *r,
+		   uint64_t offset, uint32_t slots, uint32_t stride)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = SIW2_RING_LEN(slots, stride);
+	void *p;
+
+	if (!slots || (slots & (slots - 1)) || stride < 8 || page <= 0)
+		return EPROTO;
+	len = (len + page - 1) & ~((size_t)page - 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->cmd_fd,
+		 offset);
+	if (p == MAP_FAILED)
+		return errno;
+	r->map = p;
+	r->len = len;
+	r->ctl = p;
+	r->ents = (uint8_t *)p + SIW2_RING_CTL_SIZE;
+	r->slots = slots;
+	r->stride = stride;
+	r->idx = 0;
+	return 0;
+}
+
+void siw2_uring_unmap(struct siw2_uring *r)
+{
+	if (r->map)
+		munmap(r->map, r->len);
+	r->map = NULL;
+}
+
+/* ---- completion queue ---- */
+
+static void cqe_to_wc(const struct siw2_cqe *e, struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = e->wr_id;
+	wc->status = e->status;
+	wc->opcode = e->opcode;
+	wc->vendor_err = e->vendor_err;
+	wc->byte_len = e->byte_len;
+	wc->qp_num = e->qp_num;
+	if (e->flags & SIW2_CQE_WITH_IMM) {
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = e->ex;
+	} else if (e->flags & SIW2_CQE_WITH_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = e->ex;
+	}
+}
+
+int siw2_ring_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct siw2_cq *cq = to_scq(ibcq);
+	struct siw2_uring *r = &cq->ring;
+	uint32_t prod;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (cq->lost) {
+		pthread_spin_unlock(&cq->lock);
+		return -EIO;
+	}
+	/* The index before the entries (pairs with the kernel's release). */
+	prod = load_acquire(&r->ctl->prod);
+	while (n < ne && r->idx != prod) {
+		cqe_to_wc(ring_at(r, r->idx), &wc[n++]);
+		r->idx++;
+	}
+	/* Entries read before the kernel may reuse their slots. */
+	if (n)
+		store_release(&r->ctl->cons, r->idx);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int siw2_ring_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct siw2_cq *cq = to_scq(ibcq);
+	uint32_t *n = &cq->ring.ctl->notify;
+
+	/* A solicited-only request never weakens an armed "any" request. */
+	if (!solicited_only)
+		__atomic_store_n(n, SIW2_NOTIFY_NEXT, __ATOMIC_RELAXED);
+	else
+		__atomic_compare_exchange_n(n, &(uint32_t){ SIW2_NOTIFY_NONE },
+					    SIW2_NOTIFY_SOLICITED, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	/*
+	 * The arm before the next poll reads the index: the kernel writes the
+	 * index, then reads the arm; one of us sees the other.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/*
+ * Drop the completions of a destroyed QP still queued in a CQ, keeping
+ * the others in order: walk from the newest entry down, moving kept ones
+ * up over dropped ones, then consume as many as were dropped. Only
+ * entries the kernel has published are touched, so it may go on adding.
+ */
+void siw2_ring_cq_clean(struct siw2_cq *cq, uint32_t qp_num)
+{
+	struct siw2_uring *r = &cq->ring;
+	uint32_t prod, i, dropped = 0;
+
+	if (!r->map)
+		return;
+	pthread_spin_lock(&cq->lock);
+	prod = load_acquire(&r->ctl->prod);
+	for (i = prod; i != r->idx; i--) {
+		struct siw2_cqe *e = ring_at(r, i - 1);
+
+		if (e->qp_num == qp_num)
+			dropped++;
+		else if (dropped)
+			memcpy(ring_at(r, i - 1 + dropped), e, sizeof(*e));
+	}
+	if (dropped) {
+		r->idx += dropped;
+		store_release(&r->ctl->cons, r->idx);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
+/* ---- send queue ---- */
+
+static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
+{
+	uint64_t len = 0;
+	int i;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_LOCAL_INV:
+		break;
+	case IBV_WR_RDMA_READ:
+		if (wr->num_sge > 1 || (wr->send_flags & IBV_SEND_INLINE))
+			return EINVAL;
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > UINT32_MAX)
+		return EINVAL;
+	if ((wr->send_flags & IBV_SEND_INLINE) &&
+	    (len > qp->max_inline ||
+	     (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_INV &&
+	      wr->opcode != IBV_WR_RDMA_WRITE)))
+		return EINVAL;
+	if (wr->send_flags & ~(unsigned int)SIW2_WQE_FLAGS)
+		return EINVAL;
+	return 0;
+}
+
+static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
+{
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	e->wr_id = wr->wr_id;
+	e->opcode = wr->opcode;
+	e->flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		e->raddr = wr->wr.rdma.remote_addr;
+		e->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+		e->inv_stag = wr->invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		uint8_t *d = (uint8_t *)e->sge;
+
+		/* Copied now: the buffer is the caller's again on return. */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(d, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			d += wr->sg_list[i].length;
+		}
+		e->inline_len = d - (uint8_t *)e->sge;
+		return;
+	}
+	e->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		e->sge[i].addr = wr->sg_list[i].addr;
+		e->sge[i].length = wr->sg_list[i].length;
+		e->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
+static int sq_doorbell(struct siw2_qp *qp)
+{
+	struct ibv_send_wr *bad;
+
+	qp->doorbells++;
+	return ibv_cmd_post_send(&qp->ibqp, NULL, &bad);
+}
+
+int siw2_ring_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	struct siw2_qp *qp = to_sqp(ibqp);
+	struct siw2_uring *r = &qp->sq;
+	uint32_t state, start;
+	int ret = 0;
+
+	pthread_spin_lock(&qp->sq_lock);
+	start = r->idx;
+	state = load_relaxed(&r->ctl->qp_state);
+	/* As the kernel: sends need a connection; Error flushes them. */
+	if (state != IBV_QPS_RTS && state != IBV_QPS_ERR) {
+		ret = ENOTCONN;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		ret = check_send_wr(qp, wr);
+		if (ret)
+			break;
+		if (r->idx - load_acquire(&r->ctl->cons) >= r->slots) {
+			ret = ENOMEM;
+			break;
+		}
+		fill_sq_wqe(ring_at(r, r->idx), wr);
+		r->idx++;
+	}
+	if (r->idx != start) {
+		/* The entries before the index (pairs with the kernel's acquire). */
+		store_release(&r->ctl->prod, r->idx);
+		/*
+		 * The index before the busy flag: the kernel clears the flag,
+		 * then looks at the index; one of us sees the other.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!(load_relaxed(&r->ctl->kflags) & SIW2_RING_F_BUSY)) {
+			int rv = sq_doorbell(qp);
+
+			if (rv && !ret) {
+				/* Everything is posted: the wakeup failed. */
+				ret = rv;
+				wr = NULL;
+			}
+		}
+	}
+out:
+	pthread_spin_unlock(&qp->sq_lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/* ---- receive queues ---- */
+
+static void fill_rq_wqe(struct siw2_rq_wqe *e, const struct ibv_recv_wr *wr)
+{
+	int i;
+
+	e->wr_id = wr->wr_id;
+	e->num_sge = wr->num_sge;
+	e->rsvd = 0;
+	for (i = 0; i < wr->num_sge; i++) {
+		e->sge[i].addr = wr->sg_list[i].addr;
+		e->sge[i].length = wr->sg_list[i].length;
+		e->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
+/* Post to a receive ring; the caller holds its lock. */
+static int post_rq(struct siw2_uring *r, uint32_t max_sge,
+		   struct ibv_recv_wr **wrp)
+{
+	struct ibv_recv_wr *wr = *wrp;
+	uint32_t start = r->idx;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		if (r->idx - load_acquire(&r->ctl->cons) >= r->slots) {
+			ret = ENOMEM;
+			break;
+		}
+		fill_rq_wqe(ring_at(r, r->idx), wr);
+		r->idx++;
+	}
+	if (r->idx != start)
+		store_release(&r->ctl->prod, r->idx);
+	*wrp = wr;
+	return ret;
+}
+
+int siw2_ring_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct siw2_qp *qp = to_sqp(ibqp);
+	struct siw2_uring *r = &qp->rq;
+	uint32_t start;
+	int ret;
+
+	if (!r->map) {
+		/* An SRQ's QP, or one without a receive queue. */
+		*bad_wr = wr;
+		return ibqp->srq ? EINVAL : ENOMEM;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	if (load_relaxed(&r->ctl->qp_state) == IBV_QPS_RESET) {
+		ret = EINVAL;
+		goto out;
+	}
+	start = r->idx;
+	ret = post_rq(r, qp->max_recv_sge, &wr);
+	if (r->idx != start) {
+		/* The index before the state (the kernel: state, then index). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (load_relaxed(&r->ctl->qp_state) == IBV_QPS_ERR) {
+			struct ibv_recv_wr *bad;
+
+			qp->doorbells++;
+			ibv_cmd_post_recv(ibqp, NULL, &bad);
+		}
+	}
+out:
+	pthread_spin_unlock(&qp->rq_lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+int siw2_ring_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	struct siw2_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	pthread_spin_lock(&srq->lock);
+	ret = post_rq(&srq->ring, srq->max_sge, &wr);
+	pthread_spin_unlock(&srq->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
