@@ -147,6 +147,9 @@ void siw2_ring_cq_clean(struct siw2_cq *cq, uint32_t qp_num)
 		return;
 	pthread_spin_lock(&cq->lock);
 	prod = load_acquire(&r->ctl->prod);
+	/* The ring is the process's memory: a scribbled index stays bounded. */
+	if (prod - r->idx > r->slots)
+		prod = r->idx + r->slots;
 	for (i = prod; i != r->idx; i--) {
 		struct siw2_cqe *e = ring_at(r, i - 1);
 
@@ -243,7 +246,7 @@ static int sq_doorbell(struct siw2_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
-	qp->doorbells++;
+	__atomic_fetch_add(&qp->doorbells, 1, __ATOMIC_RELAXED);
 	return ibv_cmd_post_send(&qp->ibqp, NULL, &bad);
 }
 
@@ -367,7 +370,8 @@ int siw2_ring_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		if (load_relaxed(&r->ctl->qp_state) == IBV_QPS_ERR) {
 			struct ibv_recv_wr *bad;
 
-			qp->doorbells++;
+			__atomic_fetch_add(&qp->doorbells, 1,
+					   __ATOMIC_RELAXED);
 			ibv_cmd_post_recv(ibqp, NULL, &bad);
 		}
 	}

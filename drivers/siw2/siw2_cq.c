@@ -141,7 +141,8 @@ static int siw2_cq_ring_resize(struct siw2_cq *cq, u32 cqe,
 	old = cq->ring;
 	cons = READ_ONCE(old->ctl->cons);
 	n = cq->ring_prod - cons;
-	if (n > cq->size || n > slots) {
+	/* As for kernel CQs: the depth asked for must hold what is queued. */
+	if (n > cq->size || n > cqe) {
 		spin_unlock_irqrestore(&cq->lock, flags);
 		siw2_ring_destroy(new);
 		return -EINVAL;

@@ -130,7 +130,7 @@ enum siw2_tx_kind {
  */
 struct siw2_tx {
 	enum siw2_tx_kind kind;
-	bool linger;	/* a doorbell's run: the work item decides idleness */
+	bool sq_empty;	/* the last look at the send queue ring found none */
 	u32 slot;
 	struct siw2_sqe wqe;
 	struct siw2_irqe irqe;

@@ -260,10 +260,13 @@ static void siw2_qp_set_state(struct siw2_qp *qp, enum ib_qp_state ib_state)
 static int siw2_qp_enter_error(struct siw2_qp *qp)
 {
 	siw2_qp_set_state(qp, IB_QPS_ERR);
-	/* From now on the process rings for every post: the flush takes it. */
+	siw2_qp_dp_stop(qp);
+	/*
+	 * The engine is stopped: from now on the process rings for every
+	 * post, and the flush below or that doorbell completes it.
+	 */
 	if (qp->sq.ring)
 		siw2_sq_ring_busy(qp, false);
-	siw2_qp_dp_stop(qp);
 	siw2_qp_flush(qp);
 	return 0;
 }
@@ -839,19 +842,19 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
  */
 static int siw2_sq_doorbell(struct siw2_qp *qp)
 {
-	switch (READ_ONCE(qp->state)) {
-	case SIW2_QP_RTS:
+	if (READ_ONCE(qp->state) == SIW2_QP_RTS) {
 		siw2_sq_ring_busy(qp, true);
 		siw2_tx_doorbell(qp);
-		break;
-	case SIW2_QP_ERROR:
+		if (READ_ONCE(qp->state) == SIW2_QP_RTS)
+			return 0;
+		/* It left RTS meanwhile: never leave the flag up behind it. */
+		siw2_sq_ring_busy(qp, false);
+	}
+	if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
 		mutex_lock(&qp->state_lock);
 		if (qp->state == SIW2_QP_ERROR)
 			siw2_sq_flush(qp);
 		mutex_unlock(&qp->state_lock);
-		break;
-	default:
-		break;
 	}
 	return 0;
 }

@@ -10,10 +10,13 @@
  * a full socket ends the run and write_space() starts the next.
  *
  * A user QP with a send queue ring posts without system calls: the engine
- * takes new entries whenever it looks for work, and only when it finds
- * none and stops does the process have to ring (SIW2_RING_F_BUSY). After
- * a doorbell's run the work item looks once more before it stops, so a
- * process that keeps posting does not ring for every request.
+ * takes new entries whenever it looks for work, and only when it has
+ * found none and stopped does the process have to ring (SIW2_RING_F_BUSY).
+ * Stopping is decided by the work item only (siw2_tx_ring_idle()), which
+ * a doorbell's run in the system call always queues: what the process
+ * posts while the engine works, or until that work item has run, needs no
+ * doorbell. (Watching an empty ring longer, spinning or requeued, made
+ * things worse on the 2-CPU test guest, where both CPUs poll.)
  *
  * Messages go out whole, one after the other: Read Responses first
  * (RFC 5040 5.5 only orders them among themselves), then the send queue
@@ -409,21 +412,18 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 }
 
 /*
- * Take what the process published in its send queue ring (sq.lock held).
- * Finding nothing, the engine stops: it says so, then looks once more,
- * since the process may have published just before reading the flag. A
- * doorbell's own run leaves the flag to the work item it queues.
+ * Take what the process published in its send queue ring (sq.lock held);
+ * finding nothing marks the engine as out of work (tx.sq_empty).
  */
 static int siw2_tx_sq_pull(struct siw2_qp *qp)
 {
-	int n = siw2_wq_pull(&qp->sq);
+	int n;
 
-	if (n || qp->tx.linger)
-		return n;
-	siw2_sq_ring_busy(qp, false);
+	/* Closing (SQD) sends what it had; the rest waits for the flush. */
+	if (READ_ONCE(qp->state) != SIW2_QP_RTS)
+		return 0;
 	n = siw2_wq_pull(&qp->sq);
-	if (n > 0)
-		siw2_sq_ring_busy(qp, true);
+	qp->tx.sq_empty = !n;
 	return n;
 }
 
@@ -799,6 +799,27 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 	return false;
 }
 
+/*
+ * The engine ran out of work on a send queue ring: it stops and tells the
+ * process (SIW2_RING_F_BUSY clear), then looks once more, since the
+ * process may have published just before it read the flag. Return: true
+ * when it did, to run on.
+ */
+static bool siw2_tx_ring_idle(struct siw2_qp *qp)
+{
+	unsigned long flags;
+	int n;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	siw2_sq_ring_busy(qp, false);
+	n = READ_ONCE(qp->state) == SIW2_QP_RTS ? siw2_wq_pull(&qp->sq) : 0;
+	if (n > 0)
+		siw2_sq_ring_busy(qp, true);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	/* A lying index fails the QP in the next run. */
+	return n != 0;
+}
+
 /**
  * siw2_tx_work - the TX engine, as a work item
  * @work: the QP's tx_work
@@ -809,7 +830,11 @@ void siw2_tx_work(struct work_struct *work)
 	bool again;
 
 	mutex_lock(&qp->tx_lock);
-	again = siw2_tx_run(qp);
+	do {
+		qp->tx.sq_empty = false;
+		again = siw2_tx_run(qp);
+	} while (!again && qp->tx.sq_empty && qp->sq.ring &&
+		 siw2_tx_ring_idle(qp));
 	mutex_unlock(&qp->tx_lock);
 	if (again)
 		siw2_tx_kick(qp);
@@ -841,16 +866,13 @@ void siw2_tx_direct(struct siw2_qp *qp)
  * siw2_tx_doorbell - a user QP's send queue ring was rung
  * @qp: QP in RTS with a send queue ring, SIW2_RING_F_BUSY set
  *
- * Sends from the system call like siw2_tx_direct(), but keeps the busy
- * flag up and lets the work item look at the ring once more: what the
- * process posts until then needs no doorbell.
+ * Sends from the system call like siw2_tx_direct(); the busy flag stays
+ * up, and the work item decides when the engine stops.
  */
 void siw2_tx_doorbell(struct siw2_qp *qp)
 {
 	if (mutex_trylock(&qp->tx_lock)) {
-		qp->tx.linger = true;
 		siw2_tx_run(qp);
-		qp->tx.linger = false;
 		mutex_unlock(&qp->tx_lock);
 	}
 	siw2_tx_kick(qp);
