@@ -153,6 +153,7 @@ static int siw2_cq_ring_resize(struct siw2_cq *cq, u32 cqe,
 	notify = READ_ONCE(old->ctl->notify);
 	if (notify == SIW2_NOTIFY_SOLICITED || notify == SIW2_NOTIFY_NEXT)
 		new->ctl->notify = notify;
+	/* The copied entries before the index the process reads. */
 	smp_store_release(&new->ctl->prod, n);
 	cq->ring = new;
 	cq->ring_prod = n;

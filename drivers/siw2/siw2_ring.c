@@ -334,5 +334,5 @@ void siw2_sq_ring_busy(struct siw2_qp *qp, bool busy)
 {
 	WRITE_ONCE(qp->sq.ring->ctl->kflags, busy ? SIW2_RING_F_BUSY : 0);
 	if (!busy)
-		smp_mb();
+		smp_mb(); /* the cleared flag before the next look at the index */
 }

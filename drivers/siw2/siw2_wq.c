@@ -131,8 +131,7 @@ void siw2_wq_pop(struct siw2_wq *wq)
 	lockdep_assert_held(&wq->lock);
 	wq->head = (wq->head + 1) % wq->size;
 	wq->count--;
-	/* The slot is free for the process again. */
-	if (wq->ring)
+	if (wq->ring) /* release: the slot is the process's again */
 		smp_store_release(&wq->ring->ctl->cons, ++wq->ring_cons);
 }
 
@@ -200,6 +199,7 @@ void siw2_wq_ring_reset(struct siw2_wq *wq)
 		return;
 	wq->ring_next = READ_ONCE(wq->ring->ctl->prod);
 	wq->ring_cons = wq->ring_next;
+	/* Release: nothing of the dropped entries is read after this. */
 	smp_store_release(&wq->ring->ctl->cons, wq->ring_cons);
 }
 
