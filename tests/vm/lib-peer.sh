@@ -231,6 +231,18 @@ siw_dbg_rts() {
 	grep -q '\[siw\].*=p.*enter RTS' "$ctl"
 }
 
+# siw_dbg_errors: Linux siw's debug messages on its error paths only (RX
+# error, failed WQE or Read Response, immediate close): silent unless one
+# happens.  Returns 1 without dynamic debug.
+siw_dbg_errors() {
+	local ctl=/sys/kernel/debug/dynamic_debug/control f
+	[[ -w $ctl ]] || return 1
+	for f in 'rx error' 'processing failed' 'proc. read.response failed' \
+		 'SQ task failed' 'immediate close'; do
+		echo "module siw format \"$f\" +p" >"$ctl" 2>/dev/null || return 1
+	done
+}
+
 DP_DEV_A='' DP_DEV_B=''
 
 # _dp_dev NS NETDEV CUR DRV SUFFIX: echo the device name for DRV, replacing

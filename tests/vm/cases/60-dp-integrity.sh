@@ -76,6 +76,13 @@
 #    of a loop, with the server's Recv-Q holding the 144-byte INFO.  Where
 #    the server is Linux siw the client waits 200 ms before its first Send
 #    (--first-send-delay), which closes the window in practice.
+#  - Linux siw as the server resets the connection in RDMA mode, sending no
+#    Terminate, while answering small RDMA Reads (siw-siw2, phase A, MTU
+#    1500): seen once in CI and twice in 210 runs of that step; the siw2
+#    client traces no Terminate either way and sees the RST (cep "RDMA
+#    -reset-> CLOSED").  Root cause not found: siw's error-path debug
+#    messages (siw_dbg_errors) are on and shown when it happens, and such
+#    a step is repeated once.
 #  - siw on a 1500-byte veth under TCG: an 8 MB RDMA Write takes about
 #    1 s, an 8 MB RDMA Read 4 s (0.5 and 0.2 s at MTU 65535); siw2 is
 #    several times faster at 1500.  Filling and checking 8 MB of pattern
@@ -126,7 +133,12 @@ for p in $pairs; do
 	[[ $p == *siw2* ]] && need_siw2=1
 done
 (( need_siw2 )) && siw2_load
-(( need_siw )) && { siw_peer_load; log "siw loaded from $(siw_peer_ko)"; }
+(( need_siw )) && { siw_peer_load; log "siw loaded from $(siw_peer_ko)"; siw_dbg_errors || log "no dynamic debug for siw"; }
+T=/sys/kernel/tracing
+if (( need_siw2 )); then
+	echo 1 >"$T/events/siw2/siw2_cep_state/enable" || fail "enable siw2_cep_state"
+	echo 1 >"$T/events/siw2/siw2_dp_term/enable" || fail "enable siw2_dp_term"
+fi
 ns_pair pa pb 7
 
 cur_a='' cur_b=''
@@ -235,17 +247,29 @@ integrity() {
 	[[ $pair == siw2-* ]] && sx=(--check-se)
 	[[ $pair == *-siw2 ]] && cx=(--check-se)
 	read -ra cx <<<"${cx[*]} $(client_flags "$pair")"
-	log "step $pair mtu=$mtu seed=$seed n=$n ${extra[*]}: start"
-	run "$name" "${sx[@]}" -- "${cx[@]}" -- -S "$seed" -n "$n" -d "$DEPTH" "${extra[@]}"
-	grep -h '^DEVICE' "$R/$name.s" "$R/$name.c" | sed "s/^/  /"
-	if (( src == 0 && crc == 0 )) && grep -q '^INTEGRITY OK' "$R/$name.s" &&
-	   grep -q '^INTEGRITY OK' "$R/$name.c"; then
-		grep -h '^INTEGRITY OK' "$R/$name.s" "$R/$name.c" | sed "s/^/  /"
-		log "step $pair mtu=$mtu seed=$seed n=$n: ok (${secs} s)"
-		return 0
-	fi
-	show "$name.s" | tail -n 40
-	show "$name.c" | tail -n 40
+	local try
+	for try in 1 2; do
+		log "step $pair mtu=$mtu seed=$seed n=$n ${extra[*]}: start"
+		: >"$T/trace"
+		kmsg_mark "$name.$try"
+		run "$name" "${sx[@]}" -- "${cx[@]}" -- -S "$seed" -n "$n" -d "$DEPTH" "${extra[@]}"
+		grep -h '^DEVICE' "$R/$name.s" "$R/$name.c" | sed "s/^/  /"
+		if (( src == 0 && crc == 0 )) && grep -q '^INTEGRITY OK' "$R/$name.s" &&
+		   grep -q '^INTEGRITY OK' "$R/$name.c"; then
+			grep -h '^INTEGRITY OK' "$R/$name.s" "$R/$name.c" | sed "s/^/  /"
+			log "step $pair mtu=$mtu seed=$seed n=$n: ok (${secs} s)"
+			return 0
+		fi
+		show "$name.s" | tail -n 40
+		show "$name.c" | tail -n 40
+		# Linux siw's reset (see the top): siw2 saw an RST, no Terminate.
+		(( try == 1 )) && [[ $pair == siw-siw2 ]] &&
+			grep -q 'siw2_cep_state: cep=[0-9]* RDMA -reset-> CLOSED' "$T/trace" &&
+			! grep -q 'siw2_dp_term' "$T/trace" || break
+		grep 'siw2_cep_state\|siw2_dp_term' "$T/trace" | tail -n 5 | sed 's/^/  trace: /'
+		kmsg_since "$name.$try" | grep -v 'siw2-test' | tail -n 20 | sed 's/^/  kernel: /'
+		log "step $pair: Linux siw reset the connection (known, see the top): once more"
+	done
 	log "step $pair mtu=$mtu seed=$seed n=$n: FAILED (server rc $src, client rc $crc, ${secs} s)"
 	failed_pairs+=" $pair/mtu$mtu/$seed"
 	return 1
