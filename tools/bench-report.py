@@ -166,11 +166,28 @@ def main():
                  f"{tcp.text()} | {ratio(m2, c['siw'].median)} | {ratio(m2, c['rxe'].median)} | "
                  f"{ratio(m2, tcp.median)} |")
     L.append("")
+    if any(k[0] == "siw2-syscalls" for k in cells):
+        L.append("## siw2 fast path: rings against system calls")
+        L.append("")
+        L.append("siw2 (rings: posts and polls in user space) against siw2-syscalls "
+                 "(module parameter user_rings=0: every post and poll a system call), "
+                 "Linux siw beside them. Bandwidth Gbit/s, latency microseconds.")
+        L.append("")
+        L.append("| Test | Size | siw2 | siw2-syscalls | siw | siw2/siw2-syscalls | siw2/siw |")
+        L.append("|---|---:|---|---|---|---:|---:|")
+        for test in BW_TESTS + LAT_TESTS:
+            for s in (sizes if test in BW_TESTS else [lat_size]):
+                c = {d: cell(d, test, s) for d in ("siw2", "siw2-syscalls", "siw")}
+                m2 = c["siw2"].median
+                L.append(f"| {test} | {size_label(s)} | {c['siw2'].text()} | "
+                         f"{c['siw2-syscalls'].text()} | {c['siw'].text()} | "
+                         f"{ratio(m2, c['siw2-syscalls'].median)} | {ratio(m2, c['siw'].median)} |")
+        L.append("")
     L.append("## Paths")
     L.append("")
     L.append("| Driver | Path | |")
     L.append("|---|---|---|")
-    for d in ["siw2", "siw", "rxe", "tcp", "tcp-initns"]:
+    for d in ["siw2", "siw2-syscalls", "siw", "rxe", "tcp", "tcp-initns"]:
         if d in paths:
             L.append(f"| {d} | {paths[d]} | {PATHS.get(paths[d], '')} |")
     L.append("")

@@ -25,7 +25,8 @@
 #   BENCH_SIZES     bandwidth message sizes ("64 4096 65536 1048576";
 #                   quick: "64 65536")
 #   BENCH_LAT_ITERS latency iterations per run (1000; quick: 300)
-#   BENCH_DRIVERS   what to run, in order ("tcp siw rxe siw2")
+#   BENCH_DRIVERS   what to run, in order ("tcp siw rxe siw2 siw2-syscalls";
+#                   siw2-syscalls: siw2 with user_rings=0)
 #   BENCH_MTU       MTU of both veth pairs (1500)
 #   BENCH_MAX_FAIL  consecutive failed configurations before a driver's
 #                   remaining runs are skipped (3)
@@ -48,7 +49,7 @@ if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	: "${BENCH_REPEATS:=1}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 65536}" "${BENCH_LAT_ITERS:=300}"
 fi
 : "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 4096 65536 1048576}"
-: "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2}" "${BENCH_MTU:=1500}"
+: "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls}" "${BENCH_MTU:=1500}"
 : "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}"
 # One host thread per vCPU.  With thread=single both vCPUs share one host
 # thread, and a vCPU busy-polling a completion queue (every perftest and

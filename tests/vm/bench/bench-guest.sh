@@ -46,7 +46,7 @@ INFO=$OUT/info.txt
 mkdir -p "$RAW"
 
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
-BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2"
+BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3
 # shellcheck source=/dev/null
 [[ -f $OUT/bench.conf ]] && source "$OUT/bench.conf"
@@ -481,21 +481,25 @@ run_rxe() {
 	modprobe -r rdma_rxe 2>/dev/null || say "modprobe -r rdma_rxe failed"
 }
 
+# run_siw2 [LABEL]: siw2 with its user-space rings, or, as siw2-syscalls,
+# with user_rings=0 (every post and poll a system call: the fast path's
+# "before").
 run_siw2() {
-	local why
-	say "== siw2 on nspair"
+	local why drv=${1:-siw2}
+	say "== $drv on nspair"
 	if ! why=$( (siw2_load) 2>&1 ); then
-		driver_failed siw2 nspair "load: $(echo "$why" | tail -n1)"
+		driver_failed "$drv" nspair "load: $(echo "$why" | tail -n1)"
 		return
 	fi
+	[[ $drv == siw2-syscalls ]] && echo 0 >/sys/module/siw2/parameters/user_rings
 	# Peer-to-peer mode: ib_write_lat's server writes first, which a
 	# client-server Responder may not (MPA fencing, BASE-MPA-11).
 	echo 1 >/sys/module/siw2/parameters/peer_to_peer
-	say "siw2: peer_to_peer=1, mpa_crc=$(cat /sys/module/siw2/parameters/mpa_crc)"
+	say "$drv: peer_to_peer=1, mpa_crc=$(cat /sys/module/siw2/parameters/mpa_crc) user_rings=$(cat /sys/module/siw2/parameters/user_rings)"
 	if ! devs_add siw2 $NS_A siw2_a $NS_A-v $NS_B siw2_b $NS_B-v; then
-		driver_failed siw2 nspair "rdma link add / port not active"
+		driver_failed "$drv" nspair "rdma link add / port not active"
 	else
-		pt_driver siw2 nspair $NS_A $NS_B siw2_a siw2_b $NSP_SRV
+		pt_driver "$drv" nspair $NS_A $NS_B siw2_a siw2_b $NSP_SRV
 	fi
 	devs_delete siw2_a siw2_b
 	modprobe -r siw2 2>/dev/null || say "modprobe -r siw2 failed"
@@ -539,6 +543,7 @@ for drv in $BENCH_DRIVERS; do
 	siw)  run_siw ;;
 	rxe)  run_rxe ;;
 	siw2) run_siw2 ;;
+	siw2-syscalls) run_siw2 siw2-syscalls ;;
 	*)    say "unknown driver '$drv' in BENCH_DRIVERS" ;;
 	esac
 	echo "phase $drv: $(elapsed "$t") s; $NS_B-v rx/tx bytes before: $b0 after: $(dev_bytes $NS_B $NS_B-v)" >>"$INFO"
