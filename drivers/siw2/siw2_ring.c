@@ -127,6 +127,11 @@ int siw2_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return -EPERM;
 	}
 	vm_flags_clear(vma, VM_MAYEXEC);
+	/*
+	 * A forked child does not get it: its writes would post on the
+	 * parent's QP, and libibverbs objects are the parent's alone.
+	 */
+	vm_flags_set(vma, VM_DONTCOPY);
 	rv = remap_vmalloc_range(vma, to_siw2_ring(e)->mem, 0);
 	rdma_user_mmap_entry_put(e);
 	return rv;

@@ -6,6 +6,9 @@
  *   siw2_fastpath -s -a ADDR [-p PORT] [--echo] [-t SECS]             server
  *   siw2_fastpath -a ADDR [-p PORT] [-n N] [-w W] [-S SIZE] [-t SECS]  client
  *   siw2_fastpath -a ADDR [-p PORT] --hostile SCENARIO [--seed S] [-S SIZE]
+ *   siw2_fastpath -a ADDR ... --fork-at K     client that forks before
+ *                 message K: the child must see no device mapping (printed
+ *                 as "FORK child maps=M"), the parent's traffic goes on
  *
  * One RC QP over rdma_cm (RDMA_PS_TCP) and one busy-polled CQ for sends and
  * receives per side. The client sends N (default 10000) signaled Sends of
@@ -103,6 +106,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +161,7 @@ static struct {
 	uint32_t flags;		/* server: the client's HF_* */
 	int timeout, sc;	/* sc: SC_* */
 	uint64_t seed;
+	uint64_t fork_at;	/* client: fork before message K (0: never) */
 } opt = { .port = "7500" };
 
 static const char *side = "?";
@@ -617,6 +622,40 @@ static void client_wc(const struct ibv_wc *wc)
 	}
 }
 
+/*
+ * --fork-at: fork in the middle of the traffic. The child must not have
+ * inherited the device's mappings (the kernel maps rings VM_DONTCOPY: a
+ * child writing into them would post on the parent's QP); it checks its
+ * /proc/self/maps and exits. The parent's traffic must go on unharmed.
+ */
+static void fork_check(void)
+{
+	char line[512];
+	int status, n = 0;
+	pid_t pid;
+	FILE *f;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		fail_errno("fork");
+	if (!pid) {
+		f = fopen("/proc/self/maps", "r");
+		if (!f)
+			_exit(2);
+		while (fgets(line, sizeof(line), f))
+			n += !!strstr(line, "/dev/infiniband/uverbs");
+		printf("FORK child maps=%d\n", n);
+		fflush(stdout);
+		_exit(n ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		fail_errno("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail("forked child: status 0x%x (inherited ring mappings?)",
+		     status);
+}
+
 static void client_run(void)
 {
 	struct hello h = {
@@ -636,6 +675,8 @@ static void client_run(void)
 	while (st.done < opt.n) {
 		while (st.sent < opt.n && st.sent - st.done < w &&
 		       st.sent < st.granted) {
+			if (opt.fork_at && st.sent + 1 == opt.fork_at)
+				fork_check();
 			post_msg(WRID(K_DATA_SEND, st.sent), st.sent);
 			st.sent++;
 		}
@@ -1171,7 +1212,9 @@ static void usage(int rc)
 	       "  --echo        server: send every message back (for --hostile)\n"
 	       "  --hostile SC  break the client's own rings: sq-opcode sq-sge\n"
 	       "                sq-inline sq-rsvd sq-prod rq-sge cq-cons cq-notify fuzz\n"
-	       "  --seed S      fuzz seed (default 1)\n", MAX_WINDOW, MAX_SIZE);
+	       "  --seed S      fuzz seed (default 1)\n"
+	       "  --fork-at K   client: fork before message K; the child must see\n"
+	       "                no device mapping\n", MAX_WINDOW, MAX_SIZE);
 	exit(rc);
 }
 
@@ -1181,11 +1224,12 @@ static void parse_args(int argc, char **argv)
 		{ "echo", no_argument, NULL, 'E' },
 		{ "hostile", required_argument, NULL, 'H' },
 		{ "seed", required_argument, NULL, 'R' },
+		{ "fork-at", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const char numeric[] = "nwStR";
-	uint64_t v[] = { 10000, 64, 64, 30, 1 };	/* as in numeric[] */
+	static const char numeric[] = "nwStRF";
+	uint64_t v[] = { 10000, 64, 64, 30, 1, 0 };	/* as in numeric[] */
 	const char *p;
 	char *end;
 	int c;
@@ -1225,6 +1269,7 @@ static void parse_args(int argc, char **argv)
 	opt.size = v[2];
 	opt.timeout = v[3];
 	opt.seed = v[4];
+	opt.fork_at = v[5];
 }
 
 int main(int argc, char **argv)

@@ -76,13 +76,17 @@
 #    of a loop, with the server's Recv-Q holding the 144-byte INFO.  Where
 #    the server is Linux siw the client waits 200 ms before its first Send
 #    (--first-send-delay), which closes the window in practice.
-#  - Linux siw as the server resets the connection in RDMA mode, sending no
-#    Terminate, while answering small RDMA Reads (siw-siw2, phase A, MTU
-#    1500): seen once in CI and twice in 210 runs of that step; the siw2
-#    client traces no Terminate either way and sees the RST (cep "RDMA
-#    -reset-> CLOSED").  Root cause not found: siw's error-path debug
-#    messages (siw_dbg_errors) are on and shown when it happens, and such
-#    a step is repeated once.
+#  - Linux siw's Read Response fails now and then for small RDMA Reads
+#    (1..40 bytes, phase A, MTU 1500): its TX logs "wqe type 9 processing
+#    failed: -14" and "proc. read.response failed: -14" (EFAULT) and it
+#    drops the connection without a Terminate (siw_qp_cm_drop()); the
+#    peer's QP fails, the Responder's program waits in vain.  Seen in CI
+#    with siw-siw (no siw2 involved) and siw-siw2, and in 3 of about 360
+#    runs of the siw-siw2 step.  Likely siw_try_1seg(), which copies small
+#    payloads with copy_from_user() when it believes it runs in the
+#    poster's system call.  siw's error-path debug messages are on
+#    (siw_dbg_errors, silent otherwise); a step that fails with that
+#    message in the kernel log is shown and repeated once.
 #  - siw on a 1500-byte veth under TCG: an 8 MB RDMA Write takes about
 #    1 s, an 8 MB RDMA Read 4 s (0.5 and 0.2 s at MTU 65535); siw2 is
 #    several times faster at 1500.  Filling and checking 8 MB of pattern
@@ -262,13 +266,12 @@ integrity() {
 		fi
 		show "$name.s" | tail -n 40
 		show "$name.c" | tail -n 40
-		# Linux siw's reset (see the top): siw2 saw an RST, no Terminate.
-		(( try == 1 )) && [[ $pair == siw-siw2 ]] &&
-			grep -q 'siw2_cep_state: cep=[0-9]* RDMA -reset-> CLOSED' "$T/trace" &&
-			! grep -q 'siw2_dp_term' "$T/trace" || break
+		# Linux siw's failed Read Response (see the top).
+		(( try == 1 )) && [[ $pair == siw-* || $pair == *-siw ]] &&
+			kmsg_since "$name.$try" | grep -q 'proc. read.response failed: -14' || break
 		grep 'siw2_cep_state\|siw2_dp_term' "$T/trace" | tail -n 5 | sed 's/^/  trace: /'
 		kmsg_since "$name.$try" | grep -v 'siw2-test' | tail -n 20 | sed 's/^/  kernel: /'
-		log "step $pair: Linux siw reset the connection (known, see the top): once more"
+		log "step $pair: Linux siw's Read Response failed with EFAULT (known, see the top): once more"
 	done
 	log "step $pair mtu=$mtu seed=$seed n=$n: FAILED (server rc $src, client rc $crc, ${secs} s)"
 	failed_pairs+=" $pair/mtu$mtu/$seed"

@@ -20,7 +20,9 @@
 #     random bytes everywhere) and must see exactly its own QP (or CQ)
 #     fail as the kernel documents, while a second client/server pair
 #     runs normal traffic at the same time and must pass.
-#  3. A client killed (SIGKILL) with a live QP and mapped rings: every
+#  3. Fork and exit: a client that forks in the middle of its traffic (the
+#     child must not inherit the ring mappings, the parent must finish),
+#     and a client killed (SIGKILL) with a live QP and mapped rings: every
 #     object goes and the module unloads.
 # The kernel log must stay clean (run.sh checks it).
 # timeout: 300
@@ -164,7 +166,16 @@ for sc in sq-opcode sq-sge sq-inline sq-rsvd sq-prod rq-sge cq-cons cq-notify fu
 	hostile "$sc"
 done
 
-# --- 3. killed with live rings
+# --- 3. fork, and killed with live rings
+server forked 7649
+ip netns exec pb timeout 100 "$P" -a "$SRV" -p 7649 -n 20000 -w 64 -t 60 --fork-at 5000 >"$R/forked.c" 2>&1
+crc=$?
+wait "$spid"
+src=$?
+log "forked: $(grep -h '^FORK\|^FASTPATH OK' "$R/forked.c" | tr '\n' ' ')"
+(( crc == 0 && src == 0 )) || { show forked.c; show forked.s; fail "forked: client rc $crc, server rc $src"; }
+grep -q '^FORK child maps=0$' "$R/forked.c" || fail "forked: the child's maps were not checked"
+
 server killed 7650
 ip netns exec pb timeout 100 "$P" -a "$SRV" -p 7650 -n 10000000 -w 64 -t 60 >"$R/killed.c" 2>&1 &
 kpid=$!
