@@ -143,6 +143,19 @@ static const struct verbs_device_ops siw2_dev_ops = {
 	.alloc_context = siw2_alloc_context,
 };
 
+/*
+ * Whether this copy of the provider drives @ibdev: every libibverbs device
+ * is a verbs_device naming its provider's ops. A second copy of the
+ * library (another file) answers false, never misreads a context.
+ */
+bool siw2_is_own_device(struct ibv_device *ibdev)
+{
+	struct verbs_device *vdev =
+		siw2_container_of(ibdev, struct verbs_device, device);
+
+	return vdev->ops == &siw2_dev_ops;
+}
+
 static void __attribute__((constructor)) siw2_register_driver(void)
 {
 	verbs_register_driver_34(&siw2_dev_ops);

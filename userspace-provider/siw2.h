@@ -21,6 +21,9 @@
 #define siw2_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
+/* The build hides every symbol; siw2dv.h's functions are the exception. */
+#define SIW2_EXPORT __attribute__((visibility("default")))
+
 SIW2_DECLARE_RESP(siw2_get_context_resp, ib_uverbs_get_context_resp,
 		  siw2_uresp_alloc_ctx);
 SIW2_DECLARE_RESP(siw2_create_cq_resp, ib_uverbs_create_cq_resp,
@@ -57,27 +60,46 @@ struct siw2_uring {
 	uint32_t idx;
 };
 
+/*
+ * Every CQ is a verbs_cq, created by ibv_create_cq() or ibv_create_cq_ex();
+ * both kinds poll, arm, resize and clean alike, and both have the
+ * ibv_cq_ex polling ops.
+ */
 struct siw2_cq {
-	struct ibv_cq ibcq;
+	struct verbs_cq vcq;
 	uint32_t id;
 	uint32_t num_cqe;
-	pthread_spinlock_t lock;	/* ring and its index */
+	/* ring and its index; held from ibv_start_poll() to ibv_end_poll() */
+	pthread_spinlock_t lock;
 	struct siw2_uring ring;
 	bool lost;		/* resized, but the new ring is not mapped */
+	/* ibv_start_poll() .. ibv_end_poll() */
+	const struct siw2_cqe *cur;	/* the completion read_*() return */
+	struct siw2_cqe cur_copy;	/* without a ring: cur, from a polled wc */
+	uint32_t poll_start;	/* ring.idx at ibv_start_poll() */
 };
 
+/*
+ * Every QP is a verbs_qp (ibv_qp_to_qp_ex() reads its comp_mask); it has
+ * the ibv_qp_ex builders when created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS.
+ */
 struct siw2_qp {
-	struct ibv_qp ibqp;
+	struct verbs_qp vqp;
 	uint32_t num_sqe;
 	uint32_t num_rqe;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
-	pthread_spinlock_t sq_lock;	/* sq ring and its index */
+	/* sq ring and its index; held from ibv_wr_start() to complete/abort */
+	pthread_spinlock_t sq_lock;
 	pthread_spinlock_t rq_lock;	/* rq ring and its index */
 	struct siw2_uring sq;
 	struct siw2_uring rq;
 	uint64_t doorbells;	/* system calls made to wake the kernel */
+	/* An ibv_wr_*() batch: entries sq.idx - wr_first, not yet published */
+	struct siw2_sq_wqe *wr_cur;	/* last entry built; NULL: none */
+	uint32_t wr_first;	/* sq.idx at ibv_wr_start() */
+	int wr_err;		/* first error of the batch, for wr_complete */
 };
 
 struct siw2_srq {
@@ -99,12 +121,22 @@ static inline struct siw2_context *to_sctx(struct ibv_context *ctx)
 
 static inline struct siw2_cq *to_scq(struct ibv_cq *cq)
 {
-	return siw2_container_of(cq, struct siw2_cq, ibcq);
+	return siw2_container_of(cq, struct siw2_cq, vcq.cq);
+}
+
+static inline struct siw2_cq *to_scq_ex(struct ibv_cq_ex *cq)
+{
+	return siw2_container_of(cq, struct siw2_cq, vcq.cq_ex);
 }
 
 static inline struct siw2_qp *to_sqp(struct ibv_qp *qp)
 {
-	return siw2_container_of(qp, struct siw2_qp, ibqp);
+	return siw2_container_of(qp, struct siw2_qp, vqp.qp);
+}
+
+static inline struct siw2_qp *to_sqp_ex(struct ibv_qp_ex *qp)
+{
+	return siw2_container_of(qp, struct siw2_qp, vqp.qp_ex);
 }
 
 static inline struct siw2_srq *to_ssrq(struct ibv_srq *srq)
@@ -120,6 +152,7 @@ static inline struct siw2_mr *to_smr(struct verbs_mr *vmr)
 /* siw2.c */
 int siw2_read_fw_ver(const char *ibdev_path, char *buf, size_t len);
 void siw2_free_context(struct ibv_context *ibctx);
+bool siw2_is_own_device(struct ibv_device *ibdev);
 
 /* siw2_verbs.c */
 extern const struct verbs_context_ops siw2_ctx_ops;
@@ -137,5 +170,7 @@ int siw2_ring_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 int siw2_ring_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr);
+void siw2_cq_ex_init(struct siw2_cq *cq);
+void siw2_qp_ex_init(struct siw2_qp *qp);
 
 #endif /* SIW2_H */

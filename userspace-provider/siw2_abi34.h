@@ -169,6 +169,82 @@ SIW2_CHECK_OFF(struct verbs_mr, mr_type, 48);
 SIW2_CHECK_OFF(struct verbs_mr, access, 52);
 
 /*
+ * The core's CQ: ibv_cq_ex_to_cq() is a cast, so the basic and the
+ * extended CQ share their first bytes; a provider CQ starts as this.
+ * struct ibv_cq_ex is the same from rdma-core 34 through 56.
+ */
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+SIW2_CHECK_SIZE(struct ibv_cq, 128);
+SIW2_CHECK_SIZE(struct ibv_cq_ex, 288);
+SIW2_CHECK_SIZE(struct verbs_cq, 288);
+SIW2_CHECK_OFF(struct verbs_cq, cq, 0);
+SIW2_CHECK_OFF(struct verbs_cq, cq_ex, 0);
+/* The prefix the cast relies on (public structs, pinned all the same). */
+SIW2_CHECK_OFF(struct ibv_cq_ex, handle, offsetof(struct ibv_cq, handle));
+SIW2_CHECK_OFF(struct ibv_cq_ex, cqe, offsetof(struct ibv_cq, cqe));
+SIW2_CHECK_OFF(struct ibv_cq_ex, mutex, offsetof(struct ibv_cq, mutex));
+SIW2_CHECK_OFF(struct ibv_cq_ex, cond, offsetof(struct ibv_cq, cond));
+SIW2_CHECK_OFF(struct ibv_cq_ex, async_events_completed,
+	       offsetof(struct ibv_cq, async_events_completed));
+SIW2_CHECK_OFF(struct ibv_cq_ex, status, 132);
+SIW2_CHECK_OFF(struct ibv_cq_ex, wr_id, 136);
+SIW2_CHECK_OFF(struct ibv_cq_ex, start_poll, 144);
+
+/* Only ever pointed to (XRC QPs, which siw2 does not have). */
+struct verbs_xrcd;
+
+/* verbs_qp.comp_mask */
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	/* ibv_qp_to_qp_ex() answers the qp_ex view only with this bit */
+	VERBS_QP_EX = 1 << 1,
+};
+
+/*
+ * The core's QP: ibv_qp_to_qp_ex() casts an ibv_qp to this and tests
+ * comp_mask, so every provider QP, basic or extended, starts as this.
+ *
+ * comp_mask follows the public struct ibv_qp_ex, which grows at its end:
+ * 344 bytes up to rdma-core 43, 352 in 44 (wr_atomic_write), 360 from 45
+ * (wr_flush). The private ABI number did not change, so the provider is
+ * right only with the libibverbs whose verbs.h it was built against (as
+ * distribution packages pair them). The layout is therefore pinned by
+ * its relations to the public structs, and to the numbers measured on
+ * v44.0 when built against that verbs.h.
+ */
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+SIW2_CHECK_SIZE(struct ibv_qp, 160);
+SIW2_CHECK_OFF(struct verbs_qp, qp, 0);
+SIW2_CHECK_OFF(struct verbs_qp, qp_ex, 0);
+SIW2_CHECK_OFF(struct verbs_qp, comp_mask, sizeof(struct ibv_qp_ex));
+SIW2_CHECK_OFF(struct verbs_qp, xrcd,
+	       (sizeof(struct ibv_qp_ex) + sizeof(uint32_t) + 7) & ~7ul);
+SIW2_CHECK_SIZE(struct verbs_qp, offsetof(struct verbs_qp, xrcd) + 8);
+_Static_assert(sizeof(struct ibv_qp_ex) != 352 ||
+		       (offsetof(struct verbs_qp, comp_mask) == 352 &&
+			offsetof(struct verbs_qp, xrcd) == 360 &&
+			sizeof(struct verbs_qp) == 368),
+	       "ABI34: verbs_qp differs from rdma-core v44.0");
+/* The fields before the appended builders are the same in every release. */
+SIW2_CHECK_OFF(struct ibv_qp_ex, qp_base, 0);
+SIW2_CHECK_OFF(struct ibv_qp_ex, wr_id, 168);
+SIW2_CHECK_OFF(struct ibv_qp_ex, wr_flags, 176);
+SIW2_CHECK_OFF(struct ibv_qp_ex, wr_start, 320);
+SIW2_CHECK_OFF(struct ibv_qp_ex, wr_abort, 336);
+
+/*
  * Every operation a provider may implement. The order is part of the ABI
  * (rdma-core keeps it alphabetical); unused slots stay NULL and the core
  * fills them with its own "not supported" stubs.
@@ -193,12 +269,14 @@ struct verbs_context_ops {
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);
-	void *create_cq_ex;
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr);
 	void *create_flow;
 	void *create_flow_action_esp;
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
-	void *create_qp_ex;
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
 	void *create_rwq_ind_table;
 	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr);
@@ -271,7 +349,9 @@ SIW2_CHECK_SIZE(struct verbs_context_ops, 608);
 SIW2_CHECK_OFF(struct verbs_context_ops, alloc_pd, 40);
 SIW2_CHECK_OFF(struct verbs_context_ops, async_event, 56);
 SIW2_CHECK_OFF(struct verbs_context_ops, create_cq, 120);
+SIW2_CHECK_OFF(struct verbs_context_ops, create_cq_ex, 128);
 SIW2_CHECK_OFF(struct verbs_context_ops, create_qp, 152);
+SIW2_CHECK_OFF(struct verbs_context_ops, create_qp_ex, 160);
 SIW2_CHECK_OFF(struct verbs_context_ops, create_srq, 176);
 SIW2_CHECK_OFF(struct verbs_context_ops, dealloc_pd, 208);
 SIW2_CHECK_OFF(struct verbs_context_ops, dereg_mr, 224);
@@ -402,6 +482,12 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size);
+/* The create_qp command of ibv_cmd_create_qp() with the verbs_qp set up. */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);

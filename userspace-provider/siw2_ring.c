@@ -247,7 +247,28 @@ static int sq_doorbell(struct siw2_qp *qp)
 	struct ibv_send_wr *bad;
 
 	__atomic_fetch_add(&qp->doorbells, 1, __ATOMIC_RELAXED);
-	return ibv_cmd_post_send(&qp->ibqp, NULL, &bad);
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+/*
+ * Publish the send queue entries written up to sq.idx and wake the
+ * kernel's transmit engine if it stopped; the caller holds sq_lock.
+ * Returns the doorbell's error: the entries are posted even then.
+ */
+static int sq_publish(struct siw2_qp *qp)
+{
+	struct siw2_uring *r = &qp->sq;
+
+	/* The entries before the index (pairs with the kernel's acquire). */
+	store_release(&r->ctl->prod, r->idx);
+	/*
+	 * The index before the busy flag: the kernel clears the flag, then
+	 * looks at the index; one of us sees the other.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (load_relaxed(&r->ctl->kflags) & SIW2_RING_F_BUSY)
+		return 0;
+	return sq_doorbell(qp);
 }
 
 int siw2_ring_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -278,21 +299,12 @@ int siw2_ring_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		r->idx++;
 	}
 	if (r->idx != start) {
-		/* The entries before the index (pairs with the kernel's acquire). */
-		store_release(&r->ctl->prod, r->idx);
-		/*
-		 * The index before the busy flag: the kernel clears the flag,
-		 * then looks at the index; one of us sees the other.
-		 */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!(load_relaxed(&r->ctl->kflags) & SIW2_RING_F_BUSY)) {
-			int rv = sq_doorbell(qp);
+		int rv = sq_publish(qp);
 
-			if (rv && !ret) {
-				/* Everything is posted: the wakeup failed. */
-				ret = rv;
-				wr = NULL;
-			}
+		if (rv && !ret) {
+			/* Everything is posted: the wakeup failed. */
+			ret = rv;
+			wr = NULL;
 		}
 	}
 out:
@@ -394,4 +406,411 @@ int siw2_ring_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+/* ---- extended CQ: ibv_start_poll() .. ibv_end_poll() ---- */
+
+static void wc_to_cqe(const struct ibv_wc *wc, struct siw2_cqe *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->wr_id = wc->wr_id;
+	e->opcode = wc->opcode;
+	e->status = wc->status;
+	e->byte_len = wc->byte_len;
+	e->qp_num = wc->qp_num;
+	e->vendor_err = wc->vendor_err;
+	if (wc->wc_flags & IBV_WC_WITH_IMM) {
+		e->flags = SIW2_CQE_WITH_IMM;
+		e->ex = wc->imm_data;
+	} else if (wc->wc_flags & IBV_WC_WITH_INV) {
+		e->flags = SIW2_CQE_WITH_INV;
+		e->ex = wc->invalidated_rkey;
+	}
+}
+
+/*
+ * The next completion into cq->cur, wr_id and status; the caller holds
+ * the lock. A ring entry is read in place: the kernel does not reuse its
+ * slot before end_poll publishes the consumer index.
+ */
+static int cqx_fetch(struct siw2_cq *cq)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct siw2_uring *r = &cq->ring;
+	const struct siw2_cqe *e;
+
+	if (r->map) {
+		/* The index before the entry (pairs with the kernel's release). */
+		if (r->idx == load_acquire(&r->ctl->prod))
+			return ENOENT;
+		e = ring_at(r, r->idx);
+		r->idx++;
+	} else {
+		struct ibv_wc wc;
+		int n = ibv_cmd_poll_cq(&cq->vcq.cq, 1, &wc);
+
+		if (n < 0)
+			return EIO;
+		if (!n)
+			return ENOENT;
+		wc_to_cqe(&wc, &cq->cur_copy);
+		e = &cq->cur_copy;
+	}
+	cq->cur = e;
+	cqx->wr_id = e->wr_id;
+	cqx->status = e->status;
+	return 0;
+}
+
+static int cqx_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct siw2_cq *cq = to_scq_ex(cqx);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	if (cq->lost) {
+		ret = EIO;
+	} else {
+		cq->poll_start = cq->ring.idx;
+		ret = cqx_fetch(cq);
+	}
+	/* Without a completion the caller makes no end_poll to unlock. */
+	if (ret)
+		pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static int cqx_next_poll(struct ibv_cq_ex *cqx)
+{
+	return cqx_fetch(to_scq_ex(cqx));
+}
+
+static void cqx_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct siw2_cq *cq = to_scq_ex(cqx);
+	struct siw2_uring *r = &cq->ring;
+
+	/* Entries read before the kernel may reuse their slots. */
+	if (r->map && r->idx != cq->poll_start)
+		store_release(&r->ctl->cons, r->idx);
+	cq->cur = NULL;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cqx_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return to_scq_ex(cqx)->cur->opcode;
+}
+
+static uint32_t cqx_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return to_scq_ex(cqx)->cur->vendor_err;
+}
+
+static uint32_t cqx_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return to_scq_ex(cqx)->cur->byte_len;
+}
+
+/*
+ * As ibv_wc's union: immediate data in network order, or the invalidated
+ * STag in host order (ibv_wc_read_invalidated_rkey() reads it here).
+ */
+static __be32 cqx_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	const struct siw2_cqe *e = to_scq_ex(cqx)->cur;
+
+	if (e->flags & (SIW2_CQE_WITH_IMM | SIW2_CQE_WITH_INV))
+		return e->ex;
+	return 0;
+}
+
+static uint32_t cqx_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return to_scq_ex(cqx)->cur->qp_num;
+}
+
+/* The SIW2_CQE_* flags have the ibv_wc_flags values. */
+static unsigned int cqx_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return to_scq_ex(cqx)->cur->flags &
+	       (SIW2_CQE_WITH_IMM | SIW2_CQE_WITH_INV);
+}
+
+/* Connected iWARP QPs have no source QP, LIDs or service levels. */
+static uint32_t cqx_read_zero32(struct ibv_cq_ex *cqx)
+{
+	(void)cqx;
+	return 0;
+}
+
+static uint8_t cqx_read_zero8(struct ibv_cq_ex *cqx)
+{
+	(void)cqx;
+	return 0;
+}
+
+/*
+ * Installed on every CQ, so that a CQ from ibv_create_cq() cast to an
+ * ibv_cq_ex polls as well. The readers of fields the rings do not carry
+ * (timestamps, cvlan, flow tag, tag matching) stay NULL.
+ */
+void siw2_cq_ex_init(struct siw2_cq *cq)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+
+	cqx->start_poll = cqx_start_poll;
+	cqx->next_poll = cqx_next_poll;
+	cqx->end_poll = cqx_end_poll;
+	cqx->read_opcode = cqx_read_opcode;
+	cqx->read_vendor_err = cqx_read_vendor_err;
+	cqx->read_byte_len = cqx_read_byte_len;
+	cqx->read_imm_data = cqx_read_imm_data;
+	cqx->read_qp_num = cqx_read_qp_num;
+	cqx->read_src_qp = cqx_read_zero32;
+	cqx->read_wc_flags = cqx_read_wc_flags;
+	cqx->read_slid = cqx_read_zero32;
+	cqx->read_sl = cqx_read_zero8;
+	cqx->read_dlid_path_bits = cqx_read_zero8;
+}
+
+/* ---- extended QP: ibv_wr_start() .. ibv_wr_complete() ---- */
+
+/*
+ * Entries are written straight into the send queue ring at sq.idx; only
+ * wr_complete publishes them. After the first error the batch is dead:
+ * later calls do nothing and wr_complete returns that error.
+ */
+static void wr_fail(struct siw2_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+	qp->wr_cur = NULL;
+}
+
+static void qpx_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+	uint32_t state;
+
+	pthread_spin_lock(&qp->sq_lock);
+	qp->wr_first = qp->sq.idx;
+	qp->wr_cur = NULL;
+	qp->wr_err = 0;
+	state = load_relaxed(&qp->sq.ctl->qp_state);
+	/* As ibv_post_send(): sends need a connection; Error flushes them. */
+	if (state != IBV_QPS_RTS && state != IBV_QPS_ERR)
+		qp->wr_err = ENOTCONN;
+}
+
+/* A new entry for @opcode with wr_id and wr_flags as set now, or NULL. */
+static struct siw2_sq_wqe *wr_new(struct ibv_qp_ex *qpx, uint8_t opcode)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+	struct siw2_uring *r = &qp->sq;
+	struct siw2_sq_wqe *e;
+
+	qp->wr_cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	if (qpx->wr_flags & ~(unsigned int)SIW2_WQE_FLAGS) {
+		wr_fail(qp, EINVAL);
+		return NULL;
+	}
+	if (r->idx - load_acquire(&r->ctl->cons) >= r->slots) {
+		wr_fail(qp, ENOMEM);
+		return NULL;
+	}
+	e = ring_at(r, r->idx);
+	r->idx++;
+	memset(e, 0, sizeof(*e));
+	e->wr_id = qpx->wr_id;
+	e->opcode = opcode;
+	/* Inline is what wr_set_inline_data*() make it, not the flag. */
+	e->flags = qpx->wr_flags & ~(unsigned int)SIW2_WQE_INLINE;
+	qp->wr_cur = e;
+	return e;
+}
+
+static void qpx_wr_send(struct ibv_qp_ex *qpx)
+{
+	wr_new(qpx, IBV_WR_SEND);
+}
+
+static void qpx_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct siw2_sq_wqe *e = wr_new(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (e)
+		e->inv_stag = invalidate_rkey;
+}
+
+static void qpx_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct siw2_sq_wqe *e = wr_new(qpx, IBV_WR_LOCAL_INV);
+
+	if (e)
+		e->inv_stag = invalidate_rkey;
+}
+
+static void qpx_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	struct siw2_sq_wqe *e = wr_new(qpx, IBV_WR_RDMA_WRITE);
+
+	if (e) {
+		e->rkey = rkey;
+		e->raddr = remote_addr;
+	}
+}
+
+static void qpx_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			     uint64_t remote_addr)
+{
+	struct siw2_sq_wqe *e = wr_new(qpx, IBV_WR_RDMA_READ);
+
+	if (e) {
+		e->rkey = rkey;
+		e->raddr = remote_addr;
+	}
+}
+
+/* The entry the data setters fill: the one built last. */
+static struct siw2_sq_wqe *wr_data(struct siw2_qp *qp)
+{
+	/* A setter with no work request before it spoils the batch. */
+	if (!qp->wr_cur && !qp->wr_err)
+		qp->wr_err = EINVAL;
+	return qp->wr_cur;
+}
+
+static void qpx_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+				const struct ibv_sge *sg_list)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+	struct siw2_sq_wqe *e = wr_data(qp);
+	uint64_t len = 0;
+	size_t i;
+
+	if (!e)
+		return;
+	/* The limits of check_send_wr(). */
+	if (num_sge > qp->max_send_sge ||
+	    (e->opcode == IBV_WR_RDMA_READ && num_sge > 1)) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	for (i = 0; i < num_sge; i++)
+		len += sg_list[i].length;
+	if (len > UINT32_MAX) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	e->flags &= ~SIW2_WQE_INLINE;
+	e->inline_len = 0;
+	e->num_sge = num_sge;
+	for (i = 0; i < num_sge; i++) {
+		e->sge[i].addr = sg_list[i].addr;
+		e->sge[i].length = sg_list[i].length;
+		e->sge[i].lkey = sg_list[i].lkey;
+	}
+}
+
+static void qpx_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
+			   uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	qpx_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void qpx_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+					const struct ibv_data_buf *buf_list)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+	struct siw2_sq_wqe *e = wr_data(qp);
+	size_t i, len = 0;
+	uint8_t *d;
+
+	if (!e)
+		return;
+	if (e->opcode != IBV_WR_SEND && e->opcode != IBV_WR_SEND_WITH_INV &&
+	    e->opcode != IBV_WR_RDMA_WRITE) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	for (i = 0; i < num_buf; i++) {
+		if (buf_list[i].length > qp->max_inline - len) {
+			wr_fail(qp, EINVAL);
+			return;
+		}
+		len += buf_list[i].length;
+	}
+	/* Copied now: the buffers are the caller's again on return. */
+	d = (uint8_t *)e->sge;
+	for (i = 0; i < num_buf; i++) {
+		memcpy(d, buf_list[i].addr, buf_list[i].length);
+		d += buf_list[i].length;
+	}
+	e->num_sge = 0;
+	e->flags |= SIW2_WQE_INLINE;
+	e->inline_len = len;
+}
+
+static void qpx_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				   size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	qpx_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+static int qpx_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+	int ret = qp->wr_err;
+
+	if (ret)
+		qp->sq.idx = qp->wr_first;	/* none of a failed batch */
+	else if (qp->sq.idx != qp->wr_first)
+		ret = sq_publish(qp);
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq_lock);
+	return ret;
+}
+
+/* Unpublished entries are the process's: the kernel reads up to prod. */
+static void qpx_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+
+	qp->sq.idx = qp->wr_first;
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq_lock);
+}
+
+/*
+ * The builders of every operation the send queue ring takes, whatever
+ * send_ops_flags asked for; atomics, immediate data, memory windows, UD
+ * and XRC stay NULL. Needs the send queue ring.
+ */
+void siw2_qp_ex_init(struct siw2_qp *qp)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	qpx->wr_local_inv = qpx_wr_local_inv;
+	qpx->wr_rdma_read = qpx_wr_rdma_read;
+	qpx->wr_rdma_write = qpx_wr_rdma_write;
+	qpx->wr_send = qpx_wr_send;
+	qpx->wr_send_inv = qpx_wr_send_inv;
+	qpx->wr_set_inline_data = qpx_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = qpx_wr_set_inline_data_list;
+	qpx->wr_set_sge = qpx_wr_set_sge;
+	qpx->wr_set_sge_list = qpx_wr_set_sge_list;
+	qpx->wr_start = qpx_wr_start;
+	qpx->wr_complete = qpx_wr_complete;
+	qpx->wr_abort = qpx_wr_abort;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
 }

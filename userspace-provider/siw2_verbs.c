@@ -10,6 +10,7 @@
  * set errno; destroy/modify/query/post verbs return an errno value.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,9 +103,10 @@ static int siw2_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
-static struct ibv_cq *siw2_create_cq(struct ibv_context *ctx, int cqe,
-				     struct ibv_comp_channel *channel,
-				     int comp_vector)
+/* A CQ of either kind: the basic create_cq command, the ring mapped. */
+static struct siw2_cq *create_cq(struct ibv_context *ctx, int cqe,
+				 struct ibv_comp_channel *channel,
+				 int comp_vector)
 {
 	struct siw2_create_cq_resp resp = {};
 	struct ibv_create_cq cmd = {};
@@ -114,7 +116,7 @@ static struct ibv_cq *siw2_create_cq(struct ibv_context *ctx, int cqe,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->ibcq,
+	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (ret) {
@@ -129,14 +131,62 @@ static struct ibv_cq *siw2_create_cq(struct ibv_context *ctx, int cqe,
 		ret = siw2_uring_map(ctx, &cq->ring, resp.drv.ring_offset,
 				     resp.drv.ring_slots, resp.drv.ring_stride);
 		if (ret) {
-			ibv_cmd_destroy_cq(&cq->ibcq);
+			ibv_cmd_destroy_cq(&cq->vcq.cq);
 			pthread_spin_destroy(&cq->lock);
 			free(cq);
 			errno = ret;
 			return NULL;
 		}
 	}
-	return &cq->ibcq;
+	siw2_cq_ex_init(cq);
+	return cq;
+}
+
+static struct ibv_cq *siw2_create_cq(struct ibv_context *ctx, int cqe,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector)
+{
+	struct siw2_cq *cq = create_cq(ctx, cqe, channel, comp_vector);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+/*
+ * What a completion queue entry carries: byte_len, qp_num, immediate
+ * data or invalidated STag, and wc_flags. Source QP, SLID, SL and DLID
+ * path bits are accepted and read as 0 (iWARP RC has none of them), so
+ * that programs asking for IBV_WC_STANDARD_FLAGS work; timestamps,
+ * cvlan, flow tag and tag matching are refused.
+ */
+enum {
+	SIW2_CQ_WC_FLAGS = IBV_WC_STANDARD_FLAGS,
+	SIW2_CQ_INIT_MASK = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+	/* A hint: the CQ locks all the same. */
+	SIW2_CQ_CREATE_FLAGS = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+};
+
+/*
+ * libibverbs initialises the core fields (verbs_init_cq()) after this
+ * returns, as it does for ibv_create_cq().
+ */
+static struct ibv_cq_ex *siw2_create_cq_ex(struct ibv_context *ctx,
+					   struct ibv_cq_init_attr_ex *attr)
+{
+	struct siw2_cq *cq;
+
+	if ((attr->wc_flags & ~(uint64_t)SIW2_CQ_WC_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)SIW2_CQ_INIT_MASK) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)SIW2_CQ_CREATE_FLAGS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = create_cq(ctx, attr->cqe, attr->channel, attr->comp_vector);
+	return cq ? &cq->vcq.cq_ex : NULL;
 }
 
 /*
@@ -203,19 +253,46 @@ static int siw2_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 
-static struct ibv_qp *siw2_create_qp(struct ibv_pd *pd,
-				     struct ibv_qp_init_attr *attr)
+enum {
+	SIW2_QP_INIT_MASK = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+	/* What the send queue ring takes (no atomics, no immediate data). */
+	SIW2_QP_SEND_OPS = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND |
+			   IBV_QP_EX_WITH_SEND_WITH_INV |
+			   IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_LOCAL_INV,
+};
+
+/*
+ * Both ibv_create_qp() and ibv_create_qp_ex() end here. The command is the
+ * basic create_qp, so the kernel's driver op and response are the same;
+ * ibv_cmd_create_qp_ex() also sets up the verbs_qp.
+ */
+static struct ibv_qp *siw2_create_qp_ex(struct ibv_context *ctx,
+					struct ibv_qp_init_attr_ex *attr)
 {
 	struct siw2_create_qp_resp resp = {};
 	struct ibv_create_qp cmd = {};
 	struct siw2_qp *qp;
+	bool ex;
 	int ret;
 
+	if (attr->comp_mask & ~(uint32_t)SIW2_QP_INIT_MASK) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ex = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	if (ex && (attr->send_ops_flags & ~(uint64_t)SIW2_QP_SEND_OPS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-	ret = ibv_cmd_create_qp(pd, &qp->ibqp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		free(qp);
 		errno = ret;
@@ -229,21 +306,55 @@ static struct ibv_qp *siw2_create_qp(struct ibv_pd *pd,
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	if (resp.drv.sq_stride) {
-		ret = siw2_uring_map(pd->context, &qp->sq, resp.drv.sq_offset,
+		ret = siw2_uring_map(ctx, &qp->sq, resp.drv.sq_offset,
 				     qp->num_sqe, resp.drv.sq_stride);
 		if (!ret && resp.drv.rq_stride)
-			ret = siw2_uring_map(pd->context, &qp->rq,
-					     resp.drv.rq_offset, qp->num_rqe,
-					     resp.drv.rq_stride);
-		if (ret) {
-			siw2_uring_unmap(&qp->sq);
-			ibv_cmd_destroy_qp(&qp->ibqp);
-			free(qp);
-			errno = ret;
-			return NULL;
-		}
+			ret = siw2_uring_map(ctx, &qp->rq, resp.drv.rq_offset,
+					     qp->num_rqe, resp.drv.rq_stride);
+		if (ret)
+			goto err;
 	}
-	return &qp->ibqp;
+	if (ex) {
+		/* The builders write into the ring (no user_rings=0 path). */
+		if (!qp->sq.map) {
+			ret = EOPNOTSUPP;
+			goto err;
+		}
+		siw2_qp_ex_init(qp);
+	}
+	return &qp->vqp.qp;
+
+err:
+	siw2_uring_unmap(&qp->sq);
+	siw2_uring_unmap(&qp->rq);
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static struct ibv_qp *siw2_create_qp(struct ibv_pd *pd,
+				     struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ax = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp = siw2_create_qp_ex(pd->context, &ax);
+
+	/* The capacities actually allocated, as ibv_cmd_create_qp() does. */
+	if (qp)
+		attr->cap = ax.cap;
+	return qp;
 }
 
 static int siw2_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -377,7 +488,9 @@ static int siw2_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 const struct verbs_context_ops siw2_ctx_ops = {
 	.alloc_pd = siw2_alloc_pd,
 	.create_cq = siw2_create_cq,
+	.create_cq_ex = siw2_create_cq_ex,
 	.create_qp = siw2_create_qp,
+	.create_qp_ex = siw2_create_qp_ex,
 	.create_srq = siw2_create_srq,
 	.dealloc_pd = siw2_dealloc_pd,
 	.dereg_mr = siw2_dereg_mr,

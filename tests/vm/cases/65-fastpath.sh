@@ -20,7 +20,10 @@
 #     random bytes everywhere) and must see exactly its own QP (or CQ)
 #     fail as the kernel documents, while a second client/server pair
 #     runs normal traffic at the same time and must pass.
-#  3. Fork and exit: a client that forks in the middle of its traffic (the
+#  3. The extended verbs through the same rings (tests/progs/siw2_exverbs:
+#     ibv_qp_ex builders incl. abort and a latched error, ibv_cq_ex
+#     polling, Writes and a Read checked byte by byte, siw2dv_query_qp).
+#  4. Fork and exit: a client that forks in the middle of its traffic (the
 #     child must not inherit the ring mappings, the parent must finish),
 #     and a client killed (SIGKILL) with a live QP and mapped rings: every
 #     object goes and the module unloads.
@@ -166,7 +169,26 @@ for sc in sq-opcode sq-sge sq-inline sq-rsvd sq-prod rq-sge cq-cons cq-notify fu
 	hostile "$sc"
 done
 
-# --- 3. fork, and killed with live rings
+# --- 3. extended verbs
+# The server sends first (its MR's address and key): an MPA Responder may
+# only do so in peer-to-peer mode (RTR), which the connecting side asks for.
+X=$SIW2_PROGS/siw2_exverbs
+echo 1 >/sys/module/siw2/parameters/peer_to_peer || fail "peer_to_peer=1"
+ip netns exec pa timeout 100 "$X" -s -a "$SRV" -p 7660 -t 30 >"$R/exverbs.s" 2>&1 &
+spid=$!
+pids+=("$spid")
+wait_until 20 grep -q '^LISTENING' "$R/exverbs.s" || { show exverbs.s; fail "exverbs: server not listening"; }
+ip netns exec pb timeout 100 "$X" -a "$SRV" -p 7660 -t 30 >"$R/exverbs.c" 2>&1
+crc=$?
+wait "$spid"
+src=$?
+grep -h '^EXVERBS' "$R/exverbs.c" "$R/exverbs.s" | sed 's/^/  /'
+(( crc == 0 && src == 0 )) && grep -q '^EXVERBS OK side=client' "$R/exverbs.c" &&
+	grep -q '^EXVERBS OK side=server' "$R/exverbs.s" ||
+	{ show exverbs.c; show exverbs.s; fail "exverbs: client rc $crc, server rc $src"; }
+echo 0 >/sys/module/siw2/parameters/peer_to_peer
+
+# --- 4. fork, and killed with live rings
 server forked 7649
 ip netns exec pb timeout 100 "$P" -a "$SRV" -p 7649 -n 20000 -w 64 -t 60 --fork-at 5000 >"$R/forked.c" 2>&1
 crc=$?
