@@ -461,7 +461,6 @@ void siw2_ring_destroy(struct siw2_ring *r);
 void siw2_mmap_free(struct rdma_user_mmap_entry *e);
 int siw2_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 u32 siw2_ring_slots(u32 depth);
-struct siw2_qp;
 int siw2_qp_rings_create(struct siw2_qp *qp, struct siw2_ucontext *uctx,
 			 struct siw2_uresp_create_qp *resp);
 int siw2_srq_ring_create(struct siw2_srq *srq, struct siw2_ucontext *uctx,

@@ -816,8 +816,9 @@ static bool siw2_tx_ring_idle(struct siw2_qp *qp)
 	if (n > 0)
 		siw2_sq_ring_busy(qp, true);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	/* A lying index fails the QP in the next run. */
-	return n != 0;
+	if (n < 0)	/* the process claimed more than its ring holds */
+		siw2_tx_local_error(qp, U32_MAX, IB_WC_LOC_QP_OP_ERR);
+	return n > 0;
 }
 
 /**

@@ -756,11 +756,19 @@ static void server_run(void)
 	marker();
 	while (!gone && (!opt.n || st.checked < opt.n ||
 			 st.cr_done < st.cr_posted)) {
-		while (opt.echo && st.echo_posted < st.checked &&
+		while (!gone && opt.echo && st.echo_posted < st.checked &&
 		       st.echo_posted - st.echo_done < tx_slots) {
-			post_msg(WRID(K_ECHO_SEND, st.echo_posted),
-				 st.echo_posted);
-			st.echo_posted++;
+			/* The hostile client's QP failing closes ours. */
+			int rv = post(true, WRID(K_ECHO_SEND, st.echo_posted),
+				      fill(st.echo_posted), opt.size, false);
+
+			if (rv == ENOTCONN)
+				gone = "post:ENOTCONN";
+			else if (rv)
+				fail("ibv_post_send (echo %" PRIu64 "): %s",
+				     st.echo_posted, strerror(rv));
+			else
+				st.echo_posted++;
 		}
 		if (!opt.echo && st.grant_sent < opt.n &&
 		    st.checked + w2 - st.grant_sent >= c &&
