@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -321,6 +322,8 @@ enum siw2_qp_state {
  * @dp_failed: an engine reported a fatal error (first one wins)
  * @sock: the connection's socket while @dp_on; the endpoint owns it
  * @tx_work: runs the TX engine, @rx_work: the RX engine
+ * @tx_linger: queues @tx_work once more while a busy send queue ring is
+ *	watched after running empty (siw2_tx_linger())
  * @tx_lock: held by the TX engine's runner
  * @fail_work: moves the QP to Terminate after a data path error
  * @fenced: a client-server Responder may not send before the first
@@ -366,6 +369,7 @@ struct siw2_qp {
 	struct socket *sock;
 	struct work_struct tx_work;
 	struct work_struct rx_work;
+	struct hrtimer tx_linger;
 	struct mutex tx_lock; /* the TX engine */
 	struct work_struct fail_work;
 	bool fenced;

@@ -55,6 +55,16 @@ struct sock;
 #define SIW2_RX_SOFTIRQ_BUDGET	(64 * 1024)
 #define SIW2_TX_BUDGET		(256 * 1024)
 
+/*
+ * A send queue ring that ran empty after a burst of at least
+ * SIW2_TX_LINGER_BURST entries is looked at SIW2_TX_LINGER_ROUNDS more
+ * times, tx_linger_us apart, before the engine stops and the process
+ * must ring: a streaming process posts on without system calls, and a
+ * ping-pong (one entry per doorbell) never waits for the timer.
+ */
+#define SIW2_TX_LINGER_BURST	8
+#define SIW2_TX_LINGER_ROUNDS	4
+
 /* SQE life cycle (siw2_sqe.state), under qp->sq.lock. */
 enum siw2_sqe_state {
 	SIW2_SQE_QUEUED,	/* posted, not yet taken by TX */
@@ -125,12 +135,24 @@ enum siw2_tx_kind {
  * @fpdu_left: octets of the FPDU not yet accepted by TCP
  * @term: a complete Terminate FPDU waiting to go (@term_len octets)
  * @term_sent: the Terminate has been handed to TCP (or is being)
+ * @taken: send queue ring entries taken since the engine was last
+ *	woken by a doorbell
+ * @linger_left: looks at an empty ring left before the engine stops
+ * @rx_took: siw2_rx.msgs when the engine last took ring entries
+ * @rx_linger: siw2_rx.msgs when it last began to linger
+ * @answer: a message came in between the last entries taken and the
+ *	doorbell that woke the engine (@rx_took)
  * @big: FPDUs may exceed one TCP segment (siw2 peer)
  * @ulpdu_max: longest ULPDU (DDP segment) to send
  */
 struct siw2_tx {
 	enum siw2_tx_kind kind;
 	bool sq_empty;	/* the last look at the send queue ring found none */
+	u32 taken;
+	u32 linger_left;
+	u32 rx_took;
+	u32 rx_linger;
+	bool answer;
 	u32 slot;
 	struct siw2_sqe wqe;
 	struct siw2_irqe irqe;
@@ -205,6 +227,7 @@ enum siw2_rx_sink {
  * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2)
  * @term_buf: a received Terminate's payload, @term_have octets
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
+ * @msgs: messages received whole (the TX doorbell compares it)
  */
 struct siw2_rx {
 	enum siw2_rx_stage stage;
@@ -236,6 +259,7 @@ struct siw2_rx {
 	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
 	u32 term_have;
 	bool first_seen;
+	u32 msgs;
 };
 
 /* siw2_mem.c: the MR view of the data path */
@@ -264,6 +288,8 @@ int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
 
 /* siw2_tx.c */
 void siw2_tx_work(struct work_struct *work);
+enum hrtimer_restart siw2_tx_linger_fire(struct hrtimer *t);
+void siw2_tx_linger_msg(struct siw2_qp *qp);
 void siw2_tx_direct(struct siw2_qp *qp);
 void siw2_tx_doorbell(struct siw2_qp *qp);
 void siw2_tx_kick(struct siw2_qp *qp);

@@ -219,6 +219,9 @@ static void siw2_qp_dp_stop(struct siw2_qp *qp)
 	mutex_lock(&qp->tx_lock);
 	mutex_unlock(&qp->tx_lock);
 	cancel_work_sync(&qp->rx_work);
+	/* A run may arm the linger timer, whose expiry may queue a run. */
+	cancel_work_sync(&qp->tx_work);
+	hrtimer_cancel(&qp->tx_linger);
 	cancel_work_sync(&qp->tx_work);
 }
 
@@ -512,6 +515,8 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		goto err_wq;
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, siw2_tx_work);
+	hrtimer_init(&qp->tx_linger, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->tx_linger.function = siw2_tx_linger_fire;
 	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->rx_work, siw2_rx_work);
 	INIT_WORK(&qp->fail_work, siw2_qp_fail_work);

@@ -731,6 +731,9 @@ static void siw2_rx_end(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 
+	/* Before the completion: the process may answer it at once. */
+	WRITE_ONCE(rx->msgs, rx->msgs + 1);
+	siw2_tx_linger_msg(qp);
 	switch (rx->info.opcode) {
 	case SIW2_OP_READ_RESP:
 		siw2_rx_end_rresp(qp);

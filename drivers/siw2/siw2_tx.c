@@ -13,10 +13,14 @@
  * takes new entries whenever it looks for work, and only when it has
  * found none and stopped does the process have to ring (SIW2_RING_F_BUSY).
  * Stopping is decided by the work item only (siw2_tx_ring_idle()), which
- * a doorbell's run in the system call always queues: what the process
- * posts while the engine works, or until that work item has run, needs no
- * doorbell. (Watching an empty ring longer, spinning or requeued, made
- * things worse on the 2-CPU test guest, where both CPUs poll.)
+ * every doorbell queues: what the process posts while the engine works,
+ * or until that work item has run, needs no doorbell. A streaming engine
+ * that runs dry lingers first: it looks again on a timer a few times
+ * (siw2_tx_linger()), and a message coming in ends that at once. A
+ * doorbell that answers a message is sent from the system call; any
+ * other is left to the work item, so the process posts on in parallel.
+ * (Spinning on an empty ring, or requeueing the work item, starved the
+ * posting process on the 2-CPU test guest: the timer sleeps instead.)
  *
  * Messages go out whole, one after the other: Read Responses first
  * (RFC 5040 5.5 only orders them among themselves), then the send queue
@@ -48,6 +52,11 @@ static bool siw2_tx_zcopy = true;
 module_param_named(tx_zcopy, siw2_tx_zcopy, bool, 0644);
 MODULE_PARM_DESC(tx_zcopy,
 		 "send RDMA Read Response payload pages without copying (default: on)");
+
+static unsigned int siw2_tx_linger_us = 50;
+module_param_named(tx_linger_us, siw2_tx_linger_us, uint, 0644);
+MODULE_PARM_DESC(tx_linger_us,
+		 "microseconds between looks at a streaming send queue ring run empty, 0: stop at once (default: 50)");
 
 /**
  * siw2_tx_kick - make the TX engine run
@@ -424,6 +433,11 @@ static int siw2_tx_sq_pull(struct siw2_qp *qp)
 		return 0;
 	n = siw2_wq_pull(&qp->sq);
 	qp->tx.sq_empty = !n;
+	if (n > 0) {
+		qp->tx.taken += n;
+		qp->tx.linger_left = SIW2_TX_LINGER_ROUNDS;
+		qp->tx.rx_took = READ_ONCE(qp->rx.msgs);
+	}
 	return n;
 }
 
@@ -821,6 +835,47 @@ static bool siw2_tx_ring_idle(struct siw2_qp *qp)
 	return n > 0;
 }
 
+/*
+ * The engine ran out of work on a send queue ring after a burst: keep the
+ * busy flag up and look again a little later, as a process that streams
+ * posts more within microseconds. Sleeping on a timer rather than spinning
+ * leaves the CPU to that process. A message that comes in ends the
+ * lingering (siw2_tx_linger_msg()): a process that waits for it answers
+ * with a doorbell, sent from its system call. Return: true when a look is
+ * due.
+ */
+static bool siw2_tx_linger(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	u64 ns = (u64)READ_ONCE(siw2_tx_linger_us) * NSEC_PER_USEC;
+
+	u32 msgs = READ_ONCE(qp->rx.msgs);
+
+	if (!ns || (tx->answer && tx->taken < SIW2_TX_LINGER_BURST) ||
+	    !tx->linger_left || !READ_ONCE(qp->dp_on))
+		return false;
+	/* A message came in while it lingered, and nothing was posted. */
+	if (tx->linger_left < SIW2_TX_LINGER_ROUNDS && msgs != tx->rx_linger)
+		return false;
+	tx->linger_left--;
+	tx->rx_linger = msgs;
+	hrtimer_start_range_ns(&qp->tx_linger, ns_to_ktime(ns), ns / 4,
+			       HRTIMER_MODE_REL);
+	return true;
+}
+
+/**
+ * siw2_tx_linger_fire - a lingering engine's next look at its ring
+ * @t: the QP's tx_linger timer
+ *
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart siw2_tx_linger_fire(struct hrtimer *t)
+{
+	siw2_tx_kick(container_of(t, struct siw2_qp, tx_linger));
+	return HRTIMER_NORESTART;
+}
+
 /**
  * siw2_tx_work - the TX engine, as a work item
  * @work: the QP's tx_work
@@ -831,11 +886,16 @@ void siw2_tx_work(struct work_struct *work)
 	bool again;
 
 	mutex_lock(&qp->tx_lock);
-	do {
+	for (;;) {
 		qp->tx.sq_empty = false;
 		again = siw2_tx_run(qp);
-	} while (!again && qp->tx.sq_empty && qp->sq.ring &&
-		 siw2_tx_ring_idle(qp));
+		if (again || !qp->tx.sq_empty || !qp->sq.ring ||
+		    siw2_tx_linger(qp))
+			break;
+		qp->tx.taken = 0;
+		if (!siw2_tx_ring_idle(qp))
+			break;
+	}
 	mutex_unlock(&qp->tx_lock);
 	if (again)
 		siw2_tx_kick(qp);
@@ -867,14 +927,30 @@ void siw2_tx_direct(struct siw2_qp *qp)
  * siw2_tx_doorbell - a user QP's send queue ring was rung
  * @qp: QP in RTS with a send queue ring, SIW2_RING_F_BUSY set
  *
- * Sends from the system call like siw2_tx_direct(); the busy flag stays
- * up, and the work item decides when the engine stops.
+ * A post that answers a message which came in since the engine stopped
+ * (ping-pong, request-response) is sent from the system call, like
+ * siw2_tx_direct(), sparing the work item's wake-up. Any other post is
+ * left to the work item, so that a streaming process posts on while the
+ * engine sends on another CPU, and the engine soon finds bursts to linger
+ * on. Either way the busy flag stays up until the work item stops.
  */
 void siw2_tx_doorbell(struct siw2_qp *qp)
 {
 	if (mutex_trylock(&qp->tx_lock)) {
-		siw2_tx_run(qp);
+		qp->tx.answer = READ_ONCE(qp->rx.msgs) != qp->tx.rx_took;
+		if (qp->tx.answer)
+			siw2_tx_run(qp);
 		mutex_unlock(&qp->tx_lock);
 	}
 	siw2_tx_kick(qp);
+}
+
+/**
+ * siw2_tx_linger_msg - a message came in: a lingering engine stops now
+ * @qp: QP; RX context
+ */
+void siw2_tx_linger_msg(struct siw2_qp *qp)
+{
+	if (hrtimer_is_queued(&qp->tx_linger))
+		siw2_tx_kick(qp);
 }
