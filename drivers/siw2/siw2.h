@@ -508,6 +508,8 @@ int siw2_wq_pull(struct siw2_wq *wq);
 void siw2_wq_ring_reset(struct siw2_wq *wq);
 void siw2_rqe_from_ring(struct siw2_rqe *rqe, const struct siw2_rq_wqe *e,
 			u32 max_sge);
+u64 siw2_ring_sge_copy(struct siw2_sge *dst, const struct siw2_ring_sge *src,
+		       u32 n);
 int siw2_sge_copy(struct siw2_sge *dst, const struct ib_sge *src, int num_sge,
 		  u32 max_sge);
 int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,
@@ -531,6 +533,8 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int siw2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
 int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
+		       bool inl, u32 num_sge, u64 len);
 int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

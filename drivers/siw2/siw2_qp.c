@@ -733,12 +733,22 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
+/**
+ * siw2_send_wr_check - the checks every send work request must pass
+ * @qp: the QP it is posted on
+ * @opcode: IB_WR_*
+ * @inl: IB_SEND_INLINE
+ * @num_sge: SGE count (0 for inline data from a ring)
+ * @len: payload length: the SGEs' sum, or the inline data
+ *
+ * Shared by siw2_post_send() and the send queue ring (siw2_ring.c).
+ *
+ * Return: 0, -EOPNOTSUPP for an opcode siw2 does not carry, or -EINVAL.
+ */
+int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
+		       bool inl, u32 num_sge, u64 len)
 {
-	u64 len = 0;
-	int i;
-
-	switch (wr->opcode) {
+	switch (opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_WRITE:
@@ -747,30 +757,40 @@ static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
 		/* One sink per Read Request (RFC 5040 4.4): max_sge_rd. */
-		if (wr->num_sge > SIW2_MAX_SGE_RD ||
-		    (wr->send_flags & IB_SEND_INLINE))
+		if (num_sge > SIW2_MAX_SGE_RD || inl)
 			return -EINVAL;
 		break;
 	case IB_WR_REG_MR:
-		if (qp->base.uobject || !reg_wr(wr)->mr ||
-		    reg_wr(wr)->mr->device != qp->base.device)
+		if (qp->base.uobject)
 			return -EINVAL;
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
+	if (num_sge > qp->cap.max_send_sge || len > SIW2_MAX_MSG_SIZE)
+		return -EINVAL;
+	if (inl && (len > qp->cap.max_inline_data ||
+		    (opcode != IB_WR_SEND && opcode != IB_WR_SEND_WITH_INV &&
+		     opcode != IB_WR_RDMA_WRITE)))
+		return -EINVAL;
+	return 0;
+}
+
+static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
+{
+	u64 len = 0;
+	int i;
+
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	if (wr->opcode == IB_WR_REG_MR &&
+	    (!reg_wr(wr)->mr || reg_wr(wr)->mr->device != qp->base.device))
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
-	if (len > SIW2_MAX_MSG_SIZE)
-		return -EINVAL;
-	if ((wr->send_flags & IB_SEND_INLINE) &&
-	    (len > qp->cap.max_inline_data ||
-	     (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_INV &&
-	      wr->opcode != IB_WR_RDMA_WRITE)))
-		return -EINVAL;
-	return 0;
+	return siw2_send_wr_check(qp, wr->opcode,
+				  wr->send_flags & IB_SEND_INLINE,
+				  wr->num_sge, len);
 }
 
 /*

@@ -167,8 +167,9 @@ static bool siw2_sq_ring_op_ok(u8 op)
 
 /*
  * The checks siw2_post_send() makes on a work request, made on the copy
- * of a send queue ring entry. A failing entry is queued as bad and fails
- * its QP when the TX engine reaches it (IB_WC_LOC_QP_OP_ERR).
+ * of a send queue ring entry, plus the entry's own format. A failing
+ * entry is queued as bad and fails its QP when the TX engine reaches it
+ * (IB_WC_LOC_QP_OP_ERR).
  */
 static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 {
@@ -178,19 +179,13 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 
 	if (!siw2_sq_ring_op_ok(e->opcode) || e->flags & ~SIW2_WQE_FLAGS ||
 	    e->rsvd[0] || e->rsvd[1] || e->rsvd[2] || e->rsvd[3] ||
-	    e->num_sge > qp->cap.max_send_sge)
-		return false;
-	if (e->opcode == IB_WR_RDMA_READ &&
-	    (inl || e->num_sge > SIW2_MAX_SGE_RD))
+	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
 		return false;
 	if (inl)
-		return !e->num_sge && e->inline_len <= qp->cap.max_inline_data &&
-		       (e->opcode == IB_WR_SEND ||
-			e->opcode == IB_WR_SEND_WITH_INV ||
-			e->opcode == IB_WR_RDMA_WRITE);
+		len = e->inline_len;
 	for (i = 0; i < e->num_sge; i++)
 		len += e->sge[i].length;
-	return len <= SIW2_MAX_MSG_SIZE;
+	return !siw2_send_wr_check(qp, e->opcode, inl, e->num_sge, len);
 }
 
 static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
@@ -198,7 +193,6 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	struct siw2_qp *qp = container_of(wq, struct siw2_qp, sq);
 	const struct siw2_sq_wqe *e = entry;
 	struct siw2_sqe *sqe = siw2_wq_at(wq, slot);
-	u32 i;
 
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->wr_id = e->wr_id;
@@ -221,12 +215,7 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 		return;
 	}
 	sqe->num_sge = e->num_sge;
-	for (i = 0; i < e->num_sge; i++) {
-		sqe->sge[i].addr = e->sge[i].addr;
-		sqe->sge[i].length = e->sge[i].length;
-		sqe->sge[i].lkey = e->sge[i].lkey;
-		sqe->len += e->sge[i].length;
-	}
+	sqe->len = siw2_ring_sge_copy(sqe->sge, e->sge, e->num_sge);
 }
 
 static void siw2_rq_fill(struct siw2_wq *wq, u32 slot, const void *entry)

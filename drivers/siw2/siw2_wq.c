@@ -296,14 +296,31 @@ int siw2_wq_post_recv(struct siw2_wq *wq, const struct ib_recv_wr *wr,
 void siw2_rqe_from_ring(struct siw2_rqe *rqe, const struct siw2_rq_wqe *e,
 			u32 max_sge)
 {
-	u32 i;
-
 	rqe->wr_id = e->wr_id;
 	rqe->bad = e->num_sge > max_sge || e->rsvd;
 	rqe->num_sge = rqe->bad ? 0 : e->num_sge;
-	for (i = 0; i < rqe->num_sge; i++) {
-		rqe->sge[i].addr = e->sge[i].addr;
-		rqe->sge[i].length = e->sge[i].length;
-		rqe->sge[i].lkey = e->sge[i].lkey;
+	siw2_ring_sge_copy(rqe->sge, e->sge, rqe->num_sge);
+}
+
+/**
+ * siw2_ring_sge_copy - copy the SGEs of a copied ring entry
+ * @dst: destination, room for @n entries
+ * @src: the entry's SGEs
+ * @n: how many; the caller checked it against the queue's limit
+ *
+ * Return: the sum of their lengths.
+ */
+u64 siw2_ring_sge_copy(struct siw2_sge *dst, const struct siw2_ring_sge *src,
+		       u32 n)
+{
+	u64 len = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = src[i].addr;
+		dst[i].length = src[i].length;
+		dst[i].lkey = src[i].lkey;
+		len += src[i].length;
 	}
+	return len;
 }

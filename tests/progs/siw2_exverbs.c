@@ -84,6 +84,8 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+
+#include "cm_common.h"
 #include <rdma/siw2-abi.h>	/* SIW2_FW_VER_MARKER */
 
 #include "siw2dv.h"		/* -I../../userspace-provider */
@@ -198,19 +200,6 @@ static void fail(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	exit(1);
-}
-
-static void fail_errno(const char *what)
-{
-	fail("%s: %s (errno %d)", what, strerror(errno), errno);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The provider's doorbell count, or 0 without siw2. */
@@ -507,65 +496,10 @@ static void drain(double secs)
 /* ------------------------------------------------------------------ */
 /* Connection and verbs objects                                       */
 
-static struct rdma_cm_event *next_event(double secs)
-{
-	struct pollfd pfd = { .fd = cm_chan->fd, .events = POLLIN };
-	double deadline = now_s() + secs;
-	struct rdma_cm_event *ev;
-	int ms;
-
-	while (rdma_get_cm_event(cm_chan, &ev)) {
-		if (errno != EAGAIN && errno != EINTR)
-			fail_errno("rdma_get_cm_event");
-		ms = (int)((deadline - now_s()) * 1000);
-		if (ms <= 0)
-			return NULL;
-		poll(&pfd, 1, ms);
-	}
-	return ev;
-}
-
 static struct rdma_cm_event *get_event(enum rdma_cm_event_type want,
 				       const char *what)
 {
-	struct rdma_cm_event *ev = next_event(opt.timeout);
-
-	if (!ev)
-		fail("timeout (%d s) waiting for %s", opt.timeout, what);
-	if (ev->event != want)
-		fail("%s (status %d) while waiting for %s",
-		     rdma_event_str(ev->event), ev->status, what);
-	return ev;
-}
-
-static bool wait_disconnected(double secs)
-{
-	double deadline = now_s() + secs;
-	struct rdma_cm_event *ev;
-	bool disc;
-
-	while ((ev = next_event(deadline - now_s()))) {
-		disc = ev->event == RDMA_CM_EVENT_DISCONNECTED;
-		rdma_ack_cm_event(ev);
-		if (disc)
-			return true;
-	}
-	return false;
-}
-
-static struct addrinfo *resolve(bool passive)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-			    (passive ? AI_PASSIVE : 0),
-		.ai_socktype = SOCK_STREAM,
-	}, *res;
-	int rc = getaddrinfo(opt.addr, opt.port, &hints, &res);
-
-	if (rc)
-		fail("address '%s' port '%s': %s", opt.addr, opt.port,
-		     gai_strerror(rc));
-	return res;
+	return cm_get_event(cm_chan, opt.timeout, want, what);
 }
 
 /* Is the device siw2, and is its provider the library linked here? */
@@ -957,7 +891,7 @@ static void client_run(void)
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = &h, .private_data_len = sizeof(h),
 	};
-	struct addrinfo *ai = resolve(false);
+	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, false);
 	struct win_msg win;
 
 	if (rdma_create_id(cm_chan, &id, NULL, RDMA_PS_TCP))
@@ -1001,7 +935,7 @@ static void client_run(void)
 	print_dv("end");
 
 	rdma_disconnect(id);
-	if (!wait_disconnected(opt.timeout))
+	if (!cm_wait_disconnected(cm_chan, opt.timeout))
 		fail("no DISCONNECTED within %d s", opt.timeout);
 	finish("sends=%" PRIu64 " writes=%" PRIu64 " reads=%" PRIu64 " aborted=%" PRIu64 " latched=%s",
 	       st.sends, st.writes, st.reads, st.aborted,
@@ -1028,7 +962,7 @@ static void server_run(void)
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
-	struct addrinfo *ai = resolve(true);
+	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, true);
 	const struct hello *h;
 	struct rdma_cm_event *ev;
 	struct verdict_msg v;
@@ -1089,7 +1023,7 @@ static void server_run(void)
 	wait_for(&st.verdict_sent, 1, "the verdict Send");
 	print_dv("end");
 
-	if (!wait_disconnected(opt.timeout))
+	if (!cm_wait_disconnected(cm_chan, opt.timeout))
 		fail("no DISCONNECTED from the client within %d s",
 		     opt.timeout);
 	rdma_disconnect(id);

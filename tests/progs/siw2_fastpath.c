@@ -113,6 +113,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "cm_common.h"
+
 /* The provider's private types (-I../../userspace-provider). */
 #include "siw2.h"
 
@@ -202,19 +204,6 @@ static void fail(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	exit(1);
-}
-
-static void fail_errno(const char *what)
-{
-	fail("%s: %s (errno %d)", what, strerror(errno), errno);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static const char *const wc_names[] = {
@@ -360,54 +349,10 @@ static int data_poll(struct ibv_wc *wc, double tmo)
 /* ------------------------------------------------------------------ */
 /* Connection and verbs objects                                       */
 
-/* The next CM event within secs (<= 0: one already there), or NULL. */
-static struct rdma_cm_event *next_event(double secs)
-{
-	struct pollfd pfd = { .fd = cm_chan->fd, .events = POLLIN };
-	double deadline = now_s() + secs;
-	struct rdma_cm_event *ev;
-	int ms;
-
-	while (rdma_get_cm_event(cm_chan, &ev)) {
-		if (errno != EAGAIN && errno != EINTR)
-			fail_errno("rdma_get_cm_event");
-		ms = (int)((deadline - now_s()) * 1000);
-		if (ms <= 0)
-			return NULL;
-		poll(&pfd, 1, ms);
-	}
-	return ev;
-}
-
 static struct rdma_cm_event *get_event(enum rdma_cm_event_type want,
 				       const char *what)
 {
-	struct rdma_cm_event *ev = next_event(opt.timeout);
-
-	if (!ev)
-		fail("timeout (%d s) waiting for %s", opt.timeout, what);
-	if (ev->event != want)
-		fail("%s (status %d) while waiting for %s%s",
-		     rdma_event_str(ev->event), ev->status, what,
-		     ev->event == RDMA_CM_EVENT_REJECTED ?
-		     " (refused: see the server's output)" : "");
-	return ev;
-}
-
-/* Ack CM events until DISCONNECTED or secs pass; true if it came. */
-static bool wait_disconnected(double secs)
-{
-	double deadline = now_s() + secs;
-	struct rdma_cm_event *ev;
-	bool disc;
-
-	while ((ev = next_event(deadline - now_s()))) {
-		disc = ev->event == RDMA_CM_EVENT_DISCONNECTED;
-		rdma_ack_cm_event(ev);
-		if (disc)
-			return true;
-	}
-	return false;
+	return cm_get_event(cm_chan, opt.timeout, want, what);
 }
 
 /* PD, CQ, QP and one MR: cr_n credit words, tx_n and rx_n message slots. */
@@ -452,21 +397,6 @@ static void setup_verbs(struct rdma_cm_id *cid, uint32_t sq, uint32_t rq,
 		fail_errno("ibv_reg_mr");
 }
 
-static struct addrinfo *resolve(bool passive)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-			    (passive ? AI_PASSIVE : 0),
-		.ai_socktype = SOCK_STREAM,
-	}, *res;
-	int rc = getaddrinfo(opt.addr, opt.port, &hints, &res);
-
-	if (rc)
-		fail("address '%s' port '%s': %s", opt.addr, opt.port,
-		     gai_strerror(rc));
-	return res;
-}
-
 /* What is wrong with a connection request, or NULL. */
 static const char *hello_bad(const struct rdma_conn_param *c)
 {
@@ -491,7 +421,7 @@ static void server_connect(void)
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
-	struct addrinfo *ai = resolve(true);
+	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, true);
 	struct rdma_cm_event *ev;
 	const struct hello *h;
 	const char *bad;
@@ -538,7 +468,7 @@ static void client_connect(uint32_t sq, uint32_t rq, uint32_t tx_n,
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = h, .private_data_len = sizeof(*h),
 	};
-	struct addrinfo *ai = resolve(false);
+	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, false);
 	uint32_t i;
 
 	if (rdma_create_id(cm_chan, &id, NULL, RDMA_PS_TCP))
@@ -687,7 +617,7 @@ static void client_run(void)
 	marker();
 	secs = now_s() - t0;
 
-	if (!wait_disconnected(opt.timeout))
+	if (!cm_wait_disconnected(cm_chan, opt.timeout))
 		fail("no DISCONNECTED from the server within %d s",
 		     opt.timeout);
 	rdma_disconnect(id);
@@ -788,7 +718,7 @@ static void server_run(void)
 	secs = now_s() - t0;
 
 	rdma_disconnect(id);
-	if (!wait_disconnected(opt.timeout))
+	if (!cm_wait_disconnected(cm_chan, opt.timeout))
 		fail("no DISCONNECTED within %d s", opt.timeout);
 	finish(gone, secs);
 }
@@ -1191,10 +1121,10 @@ static void hostile_run(void)
 	dcat(" wcs=%u", hl.wcs);
 	dlist("statuses", hl.st, N_WC, wc_names);
 
-	disc = wait_disconnected(0);
+	disc = cm_wait_disconnected(cm_chan, 0);
 	rdma_disconnect(id);
 	if (!disc)
-		disc = wait_disconnected(opt.timeout);
+		disc = cm_wait_disconnected(cm_chan, opt.timeout);
 	dcat(" disconnected=%s", disc ? "yes" : "no");
 	expect(teardown(), "destroying QP, CQ, MR, PD or id failed");
 	if (why[0])
