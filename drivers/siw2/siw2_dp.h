@@ -227,7 +227,8 @@ enum siw2_rx_sink {
  * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2)
  * @term_buf: a received Terminate's payload, @term_have octets
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
- * @msgs: messages received whole (the TX doorbell compares it)
+ * @msgs: messages whose last segment's header came in (the TX doorbell
+ *	compares it)
  */
 struct siw2_rx {
 	enum siw2_rx_stage stage;

@@ -441,6 +441,15 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 		siw2_rx_err(rx, code.layer, code.etype, code.code);
 		return;
 	}
+	if (rx->info.last) {
+		/*
+		 * Counted before the last payload lands: a process that
+		 * polls for it, or for the completion, may answer at once
+		 * (siw2_tx_doorbell()).
+		 */
+		WRITE_ONCE(rx->msgs, rx->msgs + 1);
+		siw2_tx_linger_msg(qp);
+	}
 	siw2_rx_begin_fns[rx->info.opcode](qp);
 }
 
@@ -731,9 +740,6 @@ static void siw2_rx_end(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 
-	/* Before the completion: the process may answer it at once. */
-	WRITE_ONCE(rx->msgs, rx->msgs + 1);
-	siw2_tx_linger_msg(qp);
 	switch (rx->info.opcode) {
 	case SIW2_OP_READ_RESP:
 		siw2_rx_end_rresp(qp);

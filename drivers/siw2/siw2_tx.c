@@ -12,13 +12,14 @@
  * A user QP with a send queue ring posts without system calls: the engine
  * takes new entries whenever it looks for work, and only when it has
  * found none and stopped does the process have to ring (SIW2_RING_F_BUSY).
- * Stopping is decided by the work item only (siw2_tx_ring_idle()), which
- * every doorbell queues: what the process posts while the engine works,
- * or until that work item has run, needs no doorbell. A streaming engine
+ * Stopping (siw2_tx_ring_idle()) is decided by the work item, which
+ * a doorbell queues: what the process posts while the engine works, or
+ * until that work item has run, needs no doorbell. A streaming engine
  * that runs dry lingers first: it looks again on a timer a few times
  * (siw2_tx_linger()), and a message coming in ends that at once. A
- * doorbell that answers a message is sent from the system call; any
- * other is left to the work item, so the process posts on in parallel.
+ * doorbell that answers a message is sent, and the engine stopped, in
+ * the system call; any other is left to the work item, so the process
+ * posts on in parallel.
  * (Spinning on an empty ring, or requeueing the work item, starved the
  * posting process on the 2-CPU test guest: the timer sleeps instead.)
  *
@@ -876,6 +877,29 @@ enum hrtimer_restart siw2_tx_linger_fire(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Run the engine until it stops; qp->tx_lock held. An engine on a send
+ * queue ring that ran dry lingers, or stops and clears the busy flag.
+ * Return: true when the work item must run again.
+ */
+static bool siw2_tx_run_ring(struct siw2_qp *qp)
+{
+	bool again;
+
+	lockdep_assert_held(&qp->tx_lock);
+
+	for (;;) {
+		qp->tx.sq_empty = false;
+		again = siw2_tx_run(qp);
+		if (again || !qp->tx.sq_empty || !qp->sq.ring ||
+		    siw2_tx_linger(qp))
+			return again;
+		qp->tx.taken = 0;
+		if (!siw2_tx_ring_idle(qp))
+			return false;
+	}
+}
+
 /**
  * siw2_tx_work - the TX engine, as a work item
  * @work: the QP's tx_work
@@ -886,16 +910,7 @@ void siw2_tx_work(struct work_struct *work)
 	bool again;
 
 	mutex_lock(&qp->tx_lock);
-	for (;;) {
-		qp->tx.sq_empty = false;
-		again = siw2_tx_run(qp);
-		if (again || !qp->tx.sq_empty || !qp->sq.ring ||
-		    siw2_tx_linger(qp))
-			break;
-		qp->tx.taken = 0;
-		if (!siw2_tx_ring_idle(qp))
-			break;
-	}
+	again = siw2_tx_run_ring(qp);
 	mutex_unlock(&qp->tx_lock);
 	if (again)
 		siw2_tx_kick(qp);
@@ -927,22 +942,26 @@ void siw2_tx_direct(struct siw2_qp *qp)
  * siw2_tx_doorbell - a user QP's send queue ring was rung
  * @qp: QP in RTS with a send queue ring, SIW2_RING_F_BUSY set
  *
- * A post that answers a message which came in since the engine stopped
- * (ping-pong, request-response) is sent from the system call, like
- * siw2_tx_direct(), sparing the work item's wake-up. Any other post is
- * left to the work item, so that a streaming process posts on while the
- * engine sends on another CPU, and the engine soon finds bursts to linger
- * on. Either way the busy flag stays up until the work item stops.
+ * A post that answers a message which came in since the engine last took
+ * entries (ping-pong, request-response) is sent from the system call,
+ * which also stops the engine when that was all: no work item stands
+ * between the answer and the wire, or keeps the flag up after it (the
+ * work item may wait for a CPU that two polling processes hold). Any
+ * other post is left to the work item, so that a streaming process posts
+ * on while the engine sends on another CPU, and the engine lingers.
  */
 void siw2_tx_doorbell(struct siw2_qp *qp)
 {
+	bool again = true;
+
 	if (mutex_trylock(&qp->tx_lock)) {
 		qp->tx.answer = READ_ONCE(qp->rx.msgs) != qp->tx.rx_took;
 		if (qp->tx.answer)
-			siw2_tx_run(qp);
+			again = siw2_tx_run_ring(qp);
 		mutex_unlock(&qp->tx_lock);
 	}
-	siw2_tx_kick(qp);
+	if (again)
+		siw2_tx_kick(qp);
 }
 
 /**
