@@ -5,8 +5,11 @@
  * received Terminate's control word. Requirement IDs refer to
  * ../shared/specs/DIGEST.md.
  *
- * Pure functions over buffers, tested by KUnit. Only RDMAP version 1 is
- * accepted for now; RDMAP v2 opcodes (0x10 and up) join the table later.
+ * Pure functions over buffers, tested by KUnit. One table describes every
+ * opcode of RFC 5040 and of the extension drafts (RFC 7306's Immediate
+ * Data and Atomics on RV 1 and 2, RDMAP v2's Read V2 and Send with
+ * Immediate Data on RV 2 only); the extensions are accepted only where the
+ * caller processes them.
  *
  * Reserved fields are not checked on receive: the DDP Rsvd bits (0x3C of
  * the DDP control octet), the RDMAP Rsv bits, and the RsvdULP of a Send
@@ -27,6 +30,9 @@
 #define SIW2_OPF_INVAL		0x01	/* RsvdULP[8..39] is the STag to invalidate */
 #define SIW2_OPF_SINGLE		0x02	/* one segment only: L=1, MO 0 */
 #define SIW2_OPF_NO_PAYLOAD	0x04	/* nothing after the RDMAP header */
+#define SIW2_OPF_EXT		0x08	/* an extension operation (siw2_ddp_decode() @ext) */
+#define SIW2_OPF_IMM		0x10	/* 8 octets of Immediate Data: a length error is 0/2/0xFF */
+#define SIW2_OPF_IMM_TAIL	0x20	/* the L=1 segment is the 8-octet immediate (DEC-6) */
 
 /**
  * struct siw2_rdmap_op_desc - what the receiver expects of one opcode
@@ -47,55 +53,102 @@ struct siw2_rdmap_op_desc {
 	u8 flags;
 };
 
-#define SIW2_RV1 BIT(1)
+#define SIW2_RV1 BIT(SIW2_RDMAP_V1)
+#define SIW2_RV2 BIT(SIW2_RDMAP_V2)
+#define SIW2_RV12 (SIW2_RV1 | SIW2_RV2)
 
 /*
- * Indexed by the 5-bit opcode (DEC-1; DIGEST 1.2, 3.3). The extension
- * opcodes are named for logs only: no RDMAP version accepts them yet.
+ * Indexed by the 5-bit opcode (DEC-1; DIGEST 1.2, 2.2.1, 2.3.2, 3.3). Every
+ * operation is valid on RV 2 too (V2-HDR-1). RDMA Commit is named for logs
+ * only: no version accepts it yet.
  */
 static const struct siw2_rdmap_op_desc siw2_rdmap_ops[32] = {
 	[SIW2_OP_WRITE] = {
-		.name = "RDMA Write", .rvs = SIW2_RV1, .tagged = true,
+		.name = "RDMA Write", .rvs = SIW2_RV12, .tagged = true,
 	},
 	[SIW2_OP_READ_REQ] = {
-		.name = "RDMA Read Request", .rvs = SIW2_RV1,
+		.name = "RDMA Read Request", .rvs = SIW2_RV12,
 		.qn = SIW2_QN_READ_REQ,
 		.hdr_len = sizeof(struct siw2_rdmap_read_req),
 		.flags = SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD,
 	},
 	[SIW2_OP_READ_RESP] = {
-		.name = "RDMA Read Response", .rvs = SIW2_RV1, .tagged = true,
+		.name = "RDMA Read Response", .rvs = SIW2_RV12, .tagged = true,
 	},
 	[SIW2_OP_SEND] = {
-		.name = "Send", .rvs = SIW2_RV1, .qn = SIW2_QN_SEND,
+		.name = "Send", .rvs = SIW2_RV12, .qn = SIW2_QN_SEND,
 	},
 	[SIW2_OP_SEND_INV] = {
-		.name = "Send with Invalidate", .rvs = SIW2_RV1,
+		.name = "Send with Invalidate", .rvs = SIW2_RV12,
 		.qn = SIW2_QN_SEND, .flags = SIW2_OPF_INVAL,
 	},
 	[SIW2_OP_SEND_SE] = {
-		.name = "Send with SE", .rvs = SIW2_RV1, .qn = SIW2_QN_SEND,
+		.name = "Send with SE", .rvs = SIW2_RV12, .qn = SIW2_QN_SEND,
 	},
 	[SIW2_OP_SEND_SE_INV] = {
-		.name = "Send with SE and Invalidate", .rvs = SIW2_RV1,
+		.name = "Send with SE and Invalidate", .rvs = SIW2_RV12,
 		.qn = SIW2_QN_SEND, .flags = SIW2_OPF_INVAL,
 	},
 	[SIW2_OP_TERMINATE] = {
-		.name = "Terminate", .rvs = SIW2_RV1, .qn = SIW2_QN_TERMINATE,
+		.name = "Terminate", .rvs = SIW2_RV12, .qn = SIW2_QN_TERMINATE,
 		.hdr_len = SIW2_TERM_CTRL_LEN, .flags = SIW2_OPF_SINGLE,
 	},
-	[0x08] = { .name = "Immediate Data" },
-	[0x09] = { .name = "Immediate Data with SE" },
-	[0x0a] = { .name = "Atomic Request" },
-	[0x0b] = { .name = "Atomic Response" },
-	[0x0c] = { .name = "RDMA Commit Request" },
-	[0x0d] = { .name = "RDMA Commit Response" },
-	[0x11] = { .name = "RDMA Read V2 Request" },
-	[0x12] = { .name = "RDMA Read V2 Response" },
-	[0x13] = { .name = "Send with Immediate Data" },
-	[0x14] = { .name = "Send with Invalidate and Immediate Data" },
-	[0x15] = { .name = "Send with SE and Immediate Data" },
-	[0x16] = { .name = "Send with Invalidate and SE and Immediate Data" },
+	/* EXT-HDR-4/5, EXT-IMM-6/9/10/12, EXT-ATOMIC-10/14/19/20 */
+	[SIW2_OP_IMM] = {
+		.name = "Immediate Data", .rvs = SIW2_RV12,
+		.qn = SIW2_QN_SEND, .hdr_len = SIW2_IMM_LEN,
+		.flags = SIW2_OPF_EXT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD |
+			 SIW2_OPF_IMM,
+	},
+	[SIW2_OP_IMM_SE] = {
+		.name = "Immediate Data with SE", .rvs = SIW2_RV12,
+		.qn = SIW2_QN_SEND, .hdr_len = SIW2_IMM_LEN,
+		.flags = SIW2_OPF_EXT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD |
+			 SIW2_OPF_IMM,
+	},
+	[SIW2_OP_ATOMIC_REQ] = {
+		.name = "Atomic Request", .rvs = SIW2_RV12,
+		.qn = SIW2_QN_READ_REQ,
+		.hdr_len = sizeof(struct siw2_rdmap_atomic_req),
+		.flags = SIW2_OPF_EXT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD,
+	},
+	[SIW2_OP_ATOMIC_RESP] = {
+		.name = "Atomic Response", .rvs = SIW2_RV12,
+		.qn = SIW2_QN_RESPONSE,
+		.hdr_len = sizeof(struct siw2_rdmap_atomic_resp),
+		.flags = SIW2_OPF_EXT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD,
+	},
+	[SIW2_OP_COMMIT_REQ] = { .name = "RDMA Commit Request" },
+	[SIW2_OP_COMMIT_RESP] = { .name = "RDMA Commit Response" },
+	/* V2-HDR-4/5/6, V2-READ-1/4/5, V2-IMM-7/8/10 */
+	[SIW2_OP_READ_V2_REQ] = {
+		.name = "RDMA Read V2 Request", .rvs = SIW2_RV2,
+		.qn = SIW2_QN_READ_REQ,
+		.hdr_len = sizeof(struct siw2_rdmap_read_v2_req),
+		.flags = SIW2_OPF_EXT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD,
+	},
+	[SIW2_OP_READ_V2_RESP] = {
+		.name = "RDMA Read V2 Response", .rvs = SIW2_RV2,
+		.qn = SIW2_QN_RESPONSE, .flags = SIW2_OPF_EXT,
+	},
+	[SIW2_OP_SEND_IMM] = {
+		.name = "Send with Immediate Data", .rvs = SIW2_RV2,
+		.qn = SIW2_QN_SEND, .flags = SIW2_OPF_EXT | SIW2_OPF_IMM_TAIL,
+	},
+	[SIW2_OP_SEND_INV_IMM] = {
+		.name = "Send with Invalidate and Immediate Data",
+		.rvs = SIW2_RV2, .qn = SIW2_QN_SEND,
+		.flags = SIW2_OPF_EXT | SIW2_OPF_IMM_TAIL | SIW2_OPF_INVAL,
+	},
+	[SIW2_OP_SEND_SE_IMM] = {
+		.name = "Send with SE and Immediate Data", .rvs = SIW2_RV2,
+		.qn = SIW2_QN_SEND, .flags = SIW2_OPF_EXT | SIW2_OPF_IMM_TAIL,
+	},
+	[SIW2_OP_SEND_SE_INV_IMM] = {
+		.name = "Send with Invalidate and SE and Immediate Data",
+		.rvs = SIW2_RV2, .qn = SIW2_QN_SEND,
+		.flags = SIW2_OPF_EXT | SIW2_OPF_IMM_TAIL | SIW2_OPF_INVAL,
+	},
 };
 
 /**
@@ -124,7 +177,9 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  * siw2_ddp_decode - decode and validate one DDP segment's headers
  * @ulpdu: the ULPDU, i.e. the FPDU after its 2-octet ULPDU_Length
  * @ulpdu_len: ULPDU_Length
- * @rv: the connection's RDMAP version (1)
+ * @rv: the connection's RDMAP version (1, or 2 when negotiated)
+ * @ext: the caller processes the extension operations (RFC 7306 Immediate
+ *	Data and Atomics; with @rv 2 also Read V2 and Send with Immediate)
  * @info: the decoded headers; on error, the fields decoded so far
  * @term: on error, the Terminate the receiver must send (DIGEST 3.4)
  *
@@ -133,29 +188,33 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  * * fewer than 2 octets: DDP Local Catastrophic 1/0/0x00
  * * DV != 1: tagged 1/1/0x04, untagged 1/2/0x06 (BASE-DDP-1)
  * * RV != @rv: 0/2/0x05 (BASE-RDMAP-1)
- * * opcode not valid on @rv, including any opcode with 0x10 set on RV 1:
- *   0/2/0x06 (DEC-1)
+ * * opcode not valid on @rv, including any opcode with 0x10 set on RV 1,
+ *   or an extension operation without @ext: 0/2/0x06 (DEC-1)
  * * T bit other than the opcode's: 0/2/0x06 (DIGEST 3.3)
  * * ULPDU shorter than the DDP header (14 tagged, 18 untagged;
  *   BASE-DDP-2): 1/0/0x00. RFC 5041 has no code for a truncated segment,
  *   and one whose header is cut off names no STag or queue, so neither
  *   EType 1 nor 2 fits; the stream can only be torn down.
  * * untagged QN other than the opcode's: 1/2/0x01 Invalid QN
- * * Read Request and Terminate: MO != 0: 1/2/0x04 Invalid MO; L=0:
- *   0/2/0x06 (both are single-segment messages)
+ * * single-segment messages (Read Request and V2, Terminate, Immediate
+ *   Data, Atomic Request and Response): MO != 0: 1/2/0x04 Invalid MO;
+ *   L=0: 0/2/0x06
  * * ULPDU shorter than DDP plus RDMAP header (Read Request 46, Terminate
- *   22), or a Read Request with octets after its 28-octet header:
- *   0/2/0x06. The header length is defined by the opcode, so a message of
- *   another length is not a valid message of that opcode; using the same
- *   code for too short and too long keeps "Read Request of the wrong
- *   length" a single error.
+ *   22, ...), or a message without payload (Read Requests, Atomics) with
+ *   octets after its header: 0/2/0x06. The header length is defined by
+ *   the opcode, so a message of another length is not a valid message of
+ *   that opcode; using the same code for too short and too long keeps
+ *   "Read Request of the wrong length" a single error.
+ * * Immediate Data not exactly 8 octets, or a Send with Immediate Data
+ *   whose last segment is not exactly the 8 octets: 0/2/0xFF (EXT-IMM-12,
+ *   V2-IMM-8, DEC-9)
  *
  * Reserved bits are ignored (see the top of this file). MSN and MO
  * sequencing, STag validation and buffer lookup are the caller's.
  *
  * Return: 0, or -EPROTO with @term set.
  */
-int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv,
+int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term)
 {
 	const struct siw2_rdmap_op_desc *op;
@@ -188,7 +247,8 @@ int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv,
 				     SIW2_TERM_ETYPE_REMOTE_OP,
 				     SIW2_TERM_RDMAP_BAD_RV);
 	op = &siw2_rdmap_ops[info->opcode];
-	if (!(op->rvs & BIT(info->rv)) || info->tagged != op->tagged)
+	if (!(op->rvs & BIT(info->rv)) || info->tagged != op->tagged ||
+	    ((op->flags & SIW2_OPF_EXT) && !ext))
 		return siw2_ddp_fail(term, SIW2_TERM_LAYER_RDMAP,
 				     SIW2_TERM_ETYPE_REMOTE_OP,
 				     SIW2_TERM_RDMAP_BAD_OPCODE);
@@ -227,14 +287,63 @@ int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv,
 					     SIW2_TERM_RDMAP_BAD_OPCODE);
 	}
 	hdr_len = ddp_len + op->hdr_len;
+	if ((op->flags & SIW2_OPF_IMM_TAIL) && info->last)
+		hdr_len += SIW2_IMM_LEN;
 	if (ulpdu_len < hdr_len ||
-	    ((op->flags & SIW2_OPF_NO_PAYLOAD) && ulpdu_len != hdr_len))
+	    ((op->flags & (SIW2_OPF_NO_PAYLOAD | SIW2_OPF_IMM_TAIL)) &&
+	     info->last && ulpdu_len != hdr_len))
 		return siw2_ddp_fail(term, SIW2_TERM_LAYER_RDMAP,
 				     SIW2_TERM_ETYPE_REMOTE_OP,
+				     op->flags & (SIW2_OPF_IMM | SIW2_OPF_IMM_TAIL) ?
+				     SIW2_TERM_RDMAP_UNSPECIFIED :
 				     SIW2_TERM_RDMAP_BAD_OPCODE);
 	info->hdr_len = hdr_len;
 	info->payload_len = ulpdu_len - hdr_len;
 
+	switch (info->opcode) {
+	case SIW2_OP_IMM:
+	case SIW2_OP_IMM_SE:
+		info->imm = get_unaligned_be64(p + ddp_len);
+		return 0;
+	case SIW2_OP_SEND_IMM:
+	case SIW2_OP_SEND_INV_IMM:
+	case SIW2_OP_SEND_SE_IMM:
+	case SIW2_OP_SEND_SE_INV_IMM:
+		if (info->last)
+			info->imm = get_unaligned_be64(p + ddp_len);
+		return 0;
+	case SIW2_OP_ATOMIC_REQ: {
+		const struct siw2_rdmap_atomic_req *a = (const void *)(p + ddp_len);
+
+		/* Reserved bits and unused fields ignored (EXT-ATOMIC-6..9). */
+		info->aop = be32_to_cpu(a->aopcode) & SIW2_AOP_MASK;
+		info->req_id = be32_to_cpu(a->req_id);
+		info->atomic_stag = be32_to_cpu(a->stag);
+		info->atomic_to = be64_to_cpu(a->to);
+		info->add_swap = be64_to_cpu(a->add_swap);
+		info->add_swap_mask = be64_to_cpu(a->add_swap_mask);
+		info->cmp = be64_to_cpu(a->cmp);
+		info->cmp_mask = be64_to_cpu(a->cmp_mask);
+		return 0;
+	}
+	case SIW2_OP_ATOMIC_RESP: {
+		const struct siw2_rdmap_atomic_resp *a = (const void *)(p + ddp_len);
+
+		info->req_id = be32_to_cpu(a->orig_req_id);
+		info->orig_value = be64_to_cpu(a->orig_value);
+		return 0;
+	}
+	case SIW2_OP_READ_V2_REQ: {
+		const struct siw2_rdmap_read_v2_req *r = (const void *)(p + ddp_len);
+
+		info->read_size = be32_to_cpu(r->read_size);
+		info->src_stag = be32_to_cpu(r->src_stag);
+		info->src_to = be64_to_cpu(r->src_to);
+		return 0;
+	}
+	default:
+		break;
+	}
 	if (info->opcode == SIW2_OP_READ_REQ) {
 		const struct siw2_rdmap_read_req *rr = (const void *)(p + ddp_len);
 

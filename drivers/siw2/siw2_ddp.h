@@ -25,6 +25,7 @@
 #define SIW2_TERM_RDMAP_BAD_RV		0x05	/* 0/2: Invalid RDMAP version */
 #define SIW2_TERM_RDMAP_CATASTROPHIC	0x07	/* 0/2: localized to the stream */
 #define SIW2_TERM_RDMAP_CANT_INVAL	0x09	/* 0/2: STag cannot be invalidated */
+#define SIW2_TERM_RDMAP_UNSPECIFIED	0xff	/* 0/2: e.g. Immediate not 8 octets (DEC-9) */
 #define SIW2_TERM_DDP_T_BAD_STAG	0x00	/* 1/1: Invalid STag */
 #define SIW2_TERM_DDP_T_BOUNDS		0x01	/* 1/1: Base or bounds violation */
 #define SIW2_TERM_DDP_T_STAG_STREAM	0x02	/* 1/1: STag not on this stream */
@@ -70,6 +71,21 @@ struct siw2_term_code {
  * @src_stag: Read Request: Data Source STag
  * @src_to: Read Request: Data Source Tagged Offset
  * @term_ctrl: Terminate: the Terminate Control word, host order, as sent
+ * @imm: Immediate Data, or the last segment of a Send with Immediate Data:
+ *	the 8 octets as a big-endian number (octets 0..3 are the verbs'
+ *	imm_data, DEC-5)
+ * @aop: Atomic Request: AOpCode (SIW2_AOP_*)
+ * @req_id: Atomic Request: Request Identifier; Atomic Response: Original
+ *	Request Identifier
+ * @atomic_stag: Atomic Request: Remote STag
+ * @atomic_to: Atomic Request: Remote Tagged Offset
+ * @add_swap: Atomic Request: Add or Swap Data
+ * @add_swap_mask: Atomic Request: Add or Swap Mask
+ * @cmp: Atomic Request: Compare Data
+ * @cmp_mask: Atomic Request: Compare Mask
+ * @orig_value: Atomic Response: Original Remote Data Value
+ *
+ * An RDMA Read Request V2 fills @read_size, @src_stag and @src_to.
  */
 struct siw2_ddp_info {
 	bool tagged;
@@ -91,9 +107,19 @@ struct siw2_ddp_info {
 	u32 src_stag;
 	u64 src_to;
 	u32 term_ctrl;
+	u64 imm;
+	u8 aop;
+	u32 req_id;
+	u32 atomic_stag;
+	u64 atomic_to;
+	u64 add_swap;
+	u64 add_swap_mask;
+	u64 cmp;
+	u64 cmp_mask;
+	u64 orig_value;
 };
 
-int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv,
+int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term);
 const char *siw2_rdmap_op_name(u8 op);
 bool siw2_term_code_known(const struct siw2_term_code *c);

@@ -436,7 +436,9 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 			siw2_tx_kick(qp);
 		}
 	}
-	if (siw2_ddp_decode(rx->hdr + SIW2_MPA_HDR_LEN, rx->ulpdu_len, 1,
+	/* No extension operation is processed here yet (issue 6). */
+	if (siw2_ddp_decode(rx->hdr + SIW2_MPA_HDR_LEN, rx->ulpdu_len,
+			    SIW2_RDMAP_V1, false,
 			    &rx->info, &code)) {
 		siw2_rx_err(rx, code.layer, code.etype, code.code);
 		return;

@@ -105,7 +105,14 @@ static inline unsigned int siw2_mpa_pad(unsigned int ulpdu_len)
 #define SIW2_RDMAP_RV_SHIFT	6
 #define SIW2_RDMAP_OP_MASK	0x001f	/* 5 bits, DEC-1 */
 
-/* RFC 5040 opcodes (DIGEST 1.2); extensions join this table later. */
+/* RDMAP versions (BASE-RDMAP-1; V2-HDR-1 once negotiated, DEC-4). */
+#define SIW2_RDMAP_V1		1
+#define SIW2_RDMAP_V2		2
+
+/*
+ * RDMAP opcodes, the seeds' numbering only (DIGEST 1.2, DEC-19): RFC 5040,
+ * then rdmap-ext-04 (RV 1 or 2), rdma-commit, rdmap-ext-v2 (RV 2 only).
+ */
 enum siw2_rdmap_op {
 	SIW2_OP_WRITE = 0x0,
 	SIW2_OP_READ_REQ = 0x1,
@@ -115,6 +122,18 @@ enum siw2_rdmap_op {
 	SIW2_OP_SEND_SE = 0x5,
 	SIW2_OP_SEND_SE_INV = 0x6,
 	SIW2_OP_TERMINATE = 0x7,
+	SIW2_OP_IMM = 0x8,		/* EXT-IMM-*, AMB-1 */
+	SIW2_OP_IMM_SE = 0x9,
+	SIW2_OP_ATOMIC_REQ = 0xa,	/* EXT-ATOMIC-*, QN 1 */
+	SIW2_OP_ATOMIC_RESP = 0xb,	/* QN 3 */
+	SIW2_OP_COMMIT_REQ = 0xc,	/* rdma-commit, AMB-1 */
+	SIW2_OP_COMMIT_RESP = 0xd,
+	SIW2_OP_READ_V2_REQ = 0x11,	/* V2-READ-*, QN 1 */
+	SIW2_OP_READ_V2_RESP = 0x12,	/* QN 3, untagged */
+	SIW2_OP_SEND_IMM = 0x13,	/* V2-IMM-* */
+	SIW2_OP_SEND_INV_IMM = 0x14,
+	SIW2_OP_SEND_SE_IMM = 0x15,
+	SIW2_OP_SEND_SE_INV_IMM = 0x16,
 };
 
 /* Untagged queue numbers (RFC 5040; QN 3 from rdmap-ext). */
@@ -159,6 +178,43 @@ struct siw2_rdmap_read_req {
 	__be64 src_to;
 } __packed;
 static_assert(sizeof(struct siw2_rdmap_read_req) == 28);
+
+/* Atomic Operation Request header, after the untagged header on QN 1. */
+struct siw2_rdmap_atomic_req {
+	__be32 aopcode;		/* low 4 bits; the rest reserved (EXT-ATOMIC-6) */
+	__be32 req_id;
+	__be32 stag;
+	__be64 to;
+	__be64 add_swap;
+	__be64 add_swap_mask;
+	__be64 cmp;
+	__be64 cmp_mask;
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_atomic_req) == 52);
+
+#define SIW2_AOP_MASK		0xf
+/* Atomic Operation Subcodes (rdmap-ext-04 10) */
+#define SIW2_AOP_FETCH_ADD	0x0
+#define SIW2_AOP_SWAP		0x1
+#define SIW2_AOP_CMP_SWAP	0x2
+
+/* Atomic Operation Response header, after the untagged header on QN 3. */
+struct siw2_rdmap_atomic_resp {
+	__be32 orig_req_id;
+	__be64 orig_value;
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_atomic_resp) == 12);
+
+/* Immediate Data: the message's 8 octets, or a Send with Immediate's last. */
+#define SIW2_IMM_LEN		8
+
+/* RDMA Read Request V2 header, after the untagged header on QN 1. */
+struct siw2_rdmap_read_v2_req {
+	__be32 read_size;
+	__be32 src_stag;
+	__be64 src_to;
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_read_v2_req) == 16);
 
 /* Terminate Control (RFC 5040 4.8): Layer, EType, Code, M/D/R flags. */
 #define SIW2_TERM_F_M		0x00008000	/* DDP Segment Length valid */

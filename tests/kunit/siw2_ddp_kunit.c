@@ -52,6 +52,64 @@ static const u8 send_ulpdu[22] = {
 	0x00, 0x00, 0x61, 0x62, 0x63, 0x64,
 };
 
+/* DIGEST 1.4 extension images, CRC included (tested: the ULPDU only). */
+static const u8 atomic_req_img[76] = {	/* FetchAdd, ReqID 7, +1 at 0x1234:0x1000 */
+	0x00, 0x46, 0x41, 0x4a, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x12, 0x34,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xfa, 0x45, 0x96, 0xce,
+};
+
+static const u8 atomic_resp_img[36] = {	/* OrigReqID 7, OrigValue 0x29 */
+	0x00, 0x1e, 0x41, 0x4b, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x29,
+	0xb9, 0xeb, 0xaf, 0xe8,
+};
+
+static const u8 imm_img[32] = {		/* QN 0, MSN 5, data 01..08 */
+	0x00, 0x1a, 0x41, 0x48, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
+	0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04,
+	0x05, 0x06, 0x07, 0x08, 0x92, 0x23, 0x60, 0xc6,
+};
+
+static const u8 send_imm1_img[32] = {	/* RV 2, L=0, MSN 1, MO 0, "hello" */
+	0x00, 0x17, 0x01, 0x93, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x68, 0x65, 0x6c, 0x6c,
+	0x6f, 0x00, 0x00, 0x00, 0x4c, 0xc1, 0x91, 0x5f,
+};
+
+static const u8 send_imm2_img[32] = {	/* RV 2, L=1, MSN 1, MO 5, imm 01..08 */
+	0x00, 0x1a, 0x41, 0x93, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x05, 0x01, 0x02, 0x03, 0x04,
+	0x05, 0x06, 0x07, 0x08, 0x6d, 0xde, 0x18, 0x30,
+};
+
+static const u8 read_v2_req_img[40] = {	/* 4096 from 0x5678:0x20000 */
+	0x00, 0x22, 0x41, 0x91, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+	0x00, 0x00, 0x56, 0x78, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x02, 0x00, 0x00, 0xf8, 0x60, 0xaf, 0x82,
+};
+
+static const u8 read_v2_resp_img[32] = {	/* QN 3, MSN 1, 8 x 0xab */
+	0x00, 0x1a, 0x41, 0x92, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0xab, 0xab, 0xab, 0xab,
+	0xab, 0xab, 0xab, 0xab, 0x50, 0x3d, 0xac, 0x0a,
+};
+
 /* ULPDU offsets of the fields the cases patch. */
 #define O_DDP	0	/* DDP control octet: T L Rsvd DV */
 #define O_RDMAP	1	/* RDMAP control octet: RV Rsv Opcode */
@@ -196,7 +254,7 @@ static void decode_rejects_table(struct kunit *test)
 		len = t->len < 0 ? 0 : t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, false, &info,
 					      &term), -EPROTO);
 	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
 	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
@@ -215,7 +273,7 @@ static void reserved_opcodes_dec_1(struct kunit *test)
 		for (t = 0; t < 2; t++) {
 			base_ulpdu(t ? B_WRITE : B_SEND, buf, sizeof(buf));
 			buf[O_RDMAP] = 0x40 | op;
-			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info,
+			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info,
 							      &term), -EPROTO);
 			KUNIT_EXPECT_EQ(test, term.layer, 0);
 			KUNIT_EXPECT_EQ(test, term.etype, 2);
@@ -231,7 +289,7 @@ static void write_rtr_image_base_ddp_7(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, false, &info,
 					      &term), 0);
 	KUNIT_EXPECT_TRUE(test, info.tagged);
 	KUNIT_EXPECT_TRUE(test, info.last);
@@ -251,7 +309,7 @@ static void read_rtr_image_base_ddp_4(struct kunit *test)
 	struct siw2_ddp_info info;
 	u8 buf[46];
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, false, &info,
 					      &term), 0);
 	KUNIT_EXPECT_FALSE(test, info.tagged);
 	KUNIT_EXPECT_TRUE(test, info.last);
@@ -275,7 +333,7 @@ static void read_rtr_image_base_ddp_4(struct kunit *test)
 	buf[30] = 0x00; buf[32] = 0x10;			/* RDMARDSZ 4096 */
 	buf[34] = 0xcc; buf[37] = 0xdd;			/* Source STag */
 	buf[38] = 0x33; buf[45] = 0x44;			/* Source TO */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.msn, 7);
 	KUNIT_EXPECT_EQ(test, info.sink_stag, 0xaa0000bb);
 	KUNIT_EXPECT_EQ(test, info.sink_to, 0x1100000000000022ULL);
@@ -291,7 +349,7 @@ static void terminate_image_base_rdmap_8(struct kunit *test)
 	struct siw2_ddp_info info;
 	bool m, d, r, swapped;
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, info.qn, 2);
 	KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -320,7 +378,7 @@ static void terminate_with_headers_base_rdmap_8(struct kunit *test)
 	buf[18] = 0x12;		/* 1/2/0x01 Invalid QN */
 	buf[19] = 0x01;
 	buf[20] = 0xc0;		/* M D */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 22);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 20);
 	KUNIT_EXPECT_EQ(test, info.term_ctrl, siw2_term_ctrl(1, 2, 1) |
@@ -342,7 +400,7 @@ static void send_family_base_ddp_4(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(sends); i++) {
 		base_ulpdu(B_SEND, buf, sizeof(buf));
 		buf[O_RDMAP] = 0x40 | sends[i];
-		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
 		KUNIT_EXPECT_EQ(test, info.opcode, sends[i]);
 		KUNIT_EXPECT_EQ(test, info.qn, 0);
 		KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -355,12 +413,12 @@ static void send_family_base_ddp_4(struct kunit *test)
 	buf[O_DDP] = 0x01;
 	buf[13] = 9;
 	buf[16] = 0x10;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_FALSE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.msn, 9);
 	KUNIT_EXPECT_EQ(test, info.mo, 4096);
 	/* An empty Send is legal too. */
-	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
 }
 
@@ -377,16 +435,16 @@ static void send_inval_stag_base_rdmap_2(struct kunit *test)
 	base_ulpdu(B_SEND, buf, sizeof(buf));
 	buf[2] = 0x12; buf[3] = 0x34; buf[4] = 0x56; buf[5] = 0x78;
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_INV;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE_INV;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 }
 
@@ -400,7 +458,7 @@ static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
 	base_ulpdu(B_WRITE, buf, sizeof(buf));
 	buf[O_DDP] |= 0x3c;		/* DDP Rsvd */
 	buf[O_RDMAP] |= 0x20;		/* RDMAP Rsv (0x10 is opcode, DEC-1) */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_WRITE);
 	KUNIT_EXPECT_EQ(test, info.rv, 1);
 	KUNIT_EXPECT_EQ(test, info.dv, 1);
@@ -409,7 +467,7 @@ static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
 	buf[O_DDP] |= 0x3c;
 	buf[O_RDMAP] |= 0x20;
 	buf[2] = 0xff;			/* RsvdULP of a Read Request */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 }
@@ -428,7 +486,7 @@ static void tagged_payload_base_ddp_3(struct kunit *test)
 		buf[O_RDMAP] = 0x40 | SIW2_OP_READ_RESP;
 		buf[2] = 0xde; buf[5] = 0xef;
 		buf[6] = 0x01; buf[13] = 0x02;
-		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, &info, &term), 0);
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, false, &info, &term), 0);
 		KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_RESP);
 		KUNIT_EXPECT_EQ(test, info.last, !!last);
 		KUNIT_EXPECT_EQ(test, info.stag, 0xde0000ef);
@@ -455,6 +513,226 @@ static void op_names_dec_1(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x23), "Send");
 }
 
+/* Decode an image's ULPDU (after ULPDU_Length, before the CRC). */
+static int dec_img(const u8 *img, u8 rv, bool ext, struct siw2_ddp_info *info,
+		   struct siw2_term_code *term)
+{
+	return siw2_ddp_decode(img + 2, (img[0] << 8) | img[1], rv, ext, info,
+			       term);
+}
+
+/* EXT-ATOMIC-1/6/10/14, EXT-HDR-2/4: the FetchAdd image of DIGEST 1.4. */
+static void atomic_req_image_ext_atomic_14(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+
+	KUNIT_ASSERT_EQ(test, dec_img(atomic_req_img, 1, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_REQ);
+	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
+	KUNIT_EXPECT_EQ(test, info.msn, 1);
+	KUNIT_EXPECT_EQ(test, info.aop, SIW2_AOP_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, info.req_id, 7);
+	KUNIT_EXPECT_EQ(test, info.atomic_stag, 0x1234);
+	KUNIT_EXPECT_EQ(test, info.atomic_to, 0x1000);
+	KUNIT_EXPECT_EQ(test, info.add_swap, 1);
+	KUNIT_EXPECT_EQ(test, info.add_swap_mask, 0);
+	KUNIT_EXPECT_EQ(test, info.cmp, 0);
+	KUNIT_EXPECT_EQ(test, info.cmp_mask, U64_MAX);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+	/* The same image on an RDMAP v2 connection, with RV 2. */
+	{
+		u8 buf[sizeof(atomic_req_img)];
+
+		memcpy(buf, atomic_req_img, sizeof(buf));
+		buf[3] = 0x80 | SIW2_OP_ATOMIC_REQ;
+		KUNIT_EXPECT_EQ(test, dec_img(buf, 2, true, &info, &term), 0);
+	}
+}
+
+/* EXT-ATOMIC-6: the reserved 28 bits above AOpCode are ignored. */
+static void atomic_req_reserved_ext_atomic_6(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[sizeof(atomic_req_img)];
+
+	memcpy(buf, atomic_req_img, sizeof(buf));
+	buf[2 + 18] = 0xff;
+	buf[2 + 21] = 0xf2;
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.aop, SIW2_AOP_CMP_SWAP);
+}
+
+/* EXT-ATOMIC-18/20: the Atomic Response image. */
+static void atomic_resp_image_ext_atomic_20(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+
+	KUNIT_ASSERT_EQ(test, dec_img(atomic_resp_img, 1, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_RESP);
+	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
+	KUNIT_EXPECT_EQ(test, info.req_id, 7);
+	KUNIT_EXPECT_EQ(test, info.orig_value, 0x29);
+}
+
+/* EXT-IMM-5/6/9/10, DEC-5: the Immediate Data image. */
+static void imm_image_ext_imm_10(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+
+	KUNIT_ASSERT_EQ(test, dec_img(imm_img, 1, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_IMM);
+	KUNIT_EXPECT_EQ(test, info.msn, 5);
+	KUNIT_EXPECT_EQ(test, info.imm, 0x0102030405060708ULL);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+}
+
+/* V2-IMM-7/8, DEC-6: both segments of the Send with Immediate Data image. */
+static void send_imm_images_v2_imm_7(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+
+	KUNIT_ASSERT_EQ(test, dec_img(send_imm1_img, 2, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_SEND_IMM);
+	KUNIT_EXPECT_FALSE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 5);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
+	KUNIT_ASSERT_EQ(test, dec_img(send_imm2_img, 2, true, &info, &term), 0);
+	KUNIT_EXPECT_TRUE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.mo, 5);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+	KUNIT_EXPECT_EQ(test, info.imm, 0x0102030405060708ULL);
+}
+
+/* V2-READ-1/4/5: the Read V2 Request and Response images. */
+static void read_v2_images_v2_read_4(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+
+	KUNIT_ASSERT_EQ(test, dec_img(read_v2_req_img, 2, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_REQ);
+	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
+	KUNIT_EXPECT_EQ(test, info.read_size, 4096);
+	KUNIT_EXPECT_EQ(test, info.src_stag, 0x5678);
+	KUNIT_EXPECT_EQ(test, info.src_to, 0x20000);
+	KUNIT_ASSERT_EQ(test, dec_img(read_v2_resp_img, 2, true, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_RESP);
+	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 8);
+}
+
+struct ext_case {
+	const char *desc;
+	const u8 *img;
+	int len;		/* ULPDU length, 0: the image's own */
+	struct patch p[2];
+	u8 np;
+	u8 rv;
+	bool ext;
+	u8 layer, etype, code;
+};
+
+static const struct ext_case ext_cases[] = {
+	/* The extensions only where the receiver processes them. */
+	{ "ext_hdr_2_atomic_without_ext_0_2_6", atomic_req_img, 0, {}, 0, 1, false,
+	  T(0, 2, 6) },
+	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, false, T(0, 2, 6) },
+	{ "v2_hdr_4_send_imm_without_ext_0_2_6", send_imm2_img, 0, {}, 0, 2, false,
+	  T(0, 2, 6) },
+	/* DEC-1, V2-HDR-4: v2 opcodes on RV 1 are unexpected, with or without ext. */
+	{ "dec_1_read_v2_on_rv1_0_2_6", read_v2_req_img, 0, P1(O_RDMAP, 0x51), 1, true,
+	  T(0, 2, 6) },
+	{ "dec_1_send_imm_on_rv1_0_2_6", send_imm2_img, 0, P1(O_RDMAP, 0x53), 1, true,
+	  T(0, 2, 6) },
+	/* V2-HDR-1, BASE-RDMAP-1: RV 1 messages on an RV 2 connection. */
+	{ "v2_hdr_1_atomic_rv1_on_rv2_0_2_5", atomic_req_img, 0, {}, 0, 2, true,
+	  T(0, 2, 5) },
+	/* Commit is not an operation of this driver yet. */
+	{ "dec_19_commit_0_2_6", imm_img, 0, P1(O_RDMAP, 0x4c), 1, true, T(0, 2, 6) },
+	/* EXT-HDR-4: T bit, QN, single segment. */
+	{ "ext_hdr_4_atomic_tagged_0_2_6", atomic_req_img, 0, P1(O_DDP, 0xc1), 1, true,
+	  T(0, 2, 6) },
+	{ "ext_atomic_14_atomic_qn0_1_2_1", atomic_req_img, 0, P1(O_QN, 0), 1, true,
+	  T(1, 2, 1) },
+	{ "ext_atomic_20_resp_qn1_1_2_1", atomic_resp_img, 0, P1(O_QN, 1), 1, true,
+	  T(1, 2, 1) },
+	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, true, T(1, 2, 1) },
+	{ "v2_read_1_resp_qn0_1_2_1", read_v2_resp_img, 0, P1(O_QN, 0), 2, true,
+	  T(1, 2, 1) },
+	{ "ext_atomic_11_atomic_l0_0_2_6", atomic_req_img, 0, P1(O_DDP, 0x01), 1, true,
+	  T(0, 2, 6) },
+	{ "ext_atomic_11_atomic_mo8_1_2_4", atomic_req_img, 0, P1(O_MO, 8), 1, true,
+	  T(1, 2, 4) },
+	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, true, T(0, 2, 6) },
+	/* The header is exactly as long as the opcode says. */
+	{ "ext_hdr_5_atomic_69_0_2_6", atomic_req_img, 69, {}, 0, 1, true, T(0, 2, 6) },
+	{ "ext_hdr_5_atomic_payload_0_2_6", atomic_req_img, 71, {}, 0, 1, true,
+	  T(0, 2, 6) },
+	{ "ext_hdr_5_resp_29_0_2_6", atomic_resp_img, 29, {}, 0, 1, true, T(0, 2, 6) },
+	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, true, T(0, 2, 6) },
+	/* EXT-IMM-12, V2-IMM-8, DEC-9: 8 octets of immediate, exactly. */
+	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, true, T(0, 2, 0xff) },
+	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, true, T(0, 2, 0xff) },
+	{ "dec_9_send_imm_tail_7_0_2_ff", send_imm2_img, 25, {}, 0, 2, true,
+	  T(0, 2, 0xff) },
+	{ "dec_9_send_imm_tail_9_0_2_ff", send_imm2_img, 27, {}, 0, 2, true,
+	  T(0, 2, 0xff) },
+	{ "v2_imm_8_send_imm_tail_empty_0_2_ff", send_imm2_img, 18, {}, 0, 2, true,
+	  T(0, 2, 0xff) },
+};
+
+static void ext_case_desc(const struct ext_case *t, char *desc)
+{
+	strscpy(desc, t->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ext, ext_cases, ext_case_desc);
+
+static void ext_decode_rejects_table(struct kunit *test)
+{
+	const struct ext_case *t = test->param_value;
+	struct siw2_term_code term = { 0xff, 0xff, 0xff };
+	struct siw2_ddp_info info;
+	size_t len = (t->img[0] << 8) | t->img[1];
+	u8 buf[80];
+	int i;
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, t->img + 2, len);
+	if (t->len)
+		len = t->len;
+	for (i = 0; i < t->np; i++)
+		buf[t->p[i].off] = t->p[i].val;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv, t->ext, &info,
+					      &term), -EPROTO);
+	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
+	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
+	KUNIT_EXPECT_EQ(test, term.code, t->code);
+}
+
+/* V2-HDR-1: every RFC 5040 operation is valid on RV 2 (its image, RV 2). */
+static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[64];
+	int b;
+
+	for (b = B_WRITE; b <= B_SEND; b++) {
+		size_t len = base_ulpdu(b, buf, sizeof(buf));
+
+		buf[O_RDMAP] = (buf[O_RDMAP] & 0x3f) | 0x80;
+		KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, len, 2, false, &info,
+						      &term), 0);
+	}
+}
+
 /*
  * Linux siw's Terminate MPA 2/0/4 (`02 04 00 00`) decodes as a Terminate;
  * the RFC reading 0/2/4 is no known code, the swapped one is.
@@ -466,7 +744,7 @@ static void siw_swapped_terminate_base_rdmap_8(struct kunit *test)
 	bool m, d, r, swapped;
 
 	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(siw_term_img + 2, siw_term_img[1], 1,
-					      &info, &term), 0);
+					      false, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, info.term_ctrl, 0x02040000);
 	KUNIT_ASSERT_EQ(test, siw2_ddp_term_parse(siw_term_img + 2 + info.hdr_len - 4,
@@ -582,6 +860,14 @@ static struct kunit_case siw2_ddp_cases[] = {
 	KUNIT_CASE_PARAM(term_parse_table_base_rdmap_8, tp_gen_params),
 	KUNIT_CASE(term_parse_short),
 	KUNIT_CASE(term_known_codes_digest_3_4),
+	KUNIT_CASE(atomic_req_image_ext_atomic_14),
+	KUNIT_CASE(atomic_req_reserved_ext_atomic_6),
+	KUNIT_CASE(atomic_resp_image_ext_atomic_20),
+	KUNIT_CASE(imm_image_ext_imm_10),
+	KUNIT_CASE(send_imm_images_v2_imm_7),
+	KUNIT_CASE(read_v2_images_v2_read_4),
+	KUNIT_CASE_PARAM(ext_decode_rejects_table, ext_gen_params),
+	KUNIT_CASE(rfc5040_on_rv2_v2_hdr_1),
 	{}
 };
 
