@@ -56,11 +56,11 @@ struct sock;
 #define SIW2_TX_BUDGET		(256 * 1024)
 
 /*
- * A send queue ring that ran empty after a burst of at least
- * SIW2_TX_LINGER_BURST entries is looked at SIW2_TX_LINGER_ROUNDS more
- * times, tx_linger_us apart, before the engine stops and the process
- * must ring: a streaming process posts on without system calls, and a
- * ping-pong (one entry per doorbell) never waits for the timer.
+ * A streaming engine whose send queue ring ran empty looks at it
+ * SIW2_TX_LINGER_ROUNDS more times, tx_linger_us apart, before it stops
+ * and the process must ring. An engine woken by a doorbell that answered
+ * a message does so only after a burst of SIW2_TX_LINGER_BURST entries:
+ * a ping-pong (one entry per doorbell) never waits for the timer.
  */
 #define SIW2_TX_LINGER_BURST	8
 #define SIW2_TX_LINGER_ROUNDS	4

@@ -837,9 +837,10 @@ static bool siw2_tx_ring_idle(struct siw2_qp *qp)
 }
 
 /*
- * The engine ran out of work on a send queue ring after a burst: keep the
- * busy flag up and look again a little later, as a process that streams
- * posts more within microseconds. Sleeping on a timer rather than spinning
+ * The engine ran out of work on a send queue ring while streaming (woken
+ * by a doorbell that answered nothing, or after a burst): keep the busy
+ * flag up and look again a little later, as a process that streams posts
+ * more within microseconds. Sleeping on a timer rather than spinning
  * leaves the CPU to that process. A message that comes in ends the
  * lingering (siw2_tx_linger_msg()): a process that waits for it answers
  * with a doorbell, sent from its system call. Return: true when a look is
@@ -849,7 +850,6 @@ static bool siw2_tx_linger(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 	u64 ns = (u64)READ_ONCE(siw2_tx_linger_us) * NSEC_PER_USEC;
-
 	u32 msgs = READ_ONCE(qp->rx.msgs);
 
 	if (!ns || (tx->answer && tx->taken < SIW2_TX_LINGER_BURST) ||
