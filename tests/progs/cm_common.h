@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the rdma_cm test programs siw2_fastpath and siw2_exverbs share: a
- * monotonic clock, CM event waits with deadlines, address resolution.
+ * monotonic clock, CM event waits with deadlines, address resolution,
+ * listening and route resolution.
  * The including program defines fail() (print its FAIL line, exit 1).
  */
 #ifndef SIW2_PROGS_CM_COMMON_H
@@ -11,6 +12,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -103,6 +105,47 @@ static inline struct addrinfo *cm_resolve(const char *addr, const char *port,
 		fail("address '%s' port '%s': %s", addr, port,
 		     gai_strerror(rc));
 	return res;
+}
+
+/* A listening CM ID on addr:port; prints "LISTENING addr:port". */
+static inline struct rdma_cm_id *cm_listen(struct rdma_event_channel *ch,
+					   const char *addr, const char *port)
+{
+	struct addrinfo *ai = cm_resolve(addr, port, true);
+	struct rdma_cm_id *lid;
+
+	if (rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP))
+		fail_errno("rdma_create_id");
+	if (rdma_bind_addr(lid, ai->ai_addr))
+		fail_errno("rdma_bind_addr");
+	freeaddrinfo(ai);
+	if (rdma_listen(lid, 1))
+		fail_errno("rdma_listen");
+	printf("LISTENING %s:%s\n", addr, port);
+	fflush(stdout);
+	return lid;
+}
+
+/* An active CM ID with address and route to addr:port resolved. */
+static inline struct rdma_cm_id *cm_route(struct rdma_event_channel *ch,
+					  int secs, const char *addr,
+					  const char *port)
+{
+	struct addrinfo *ai = cm_resolve(addr, port, false);
+	struct rdma_cm_id *cid;
+
+	if (rdma_create_id(ch, &cid, NULL, RDMA_PS_TCP))
+		fail_errno("rdma_create_id");
+	if (rdma_resolve_addr(cid, NULL, ai->ai_addr, 5000))
+		fail_errno("rdma_resolve_addr");
+	freeaddrinfo(ai);
+	rdma_ack_cm_event(cm_get_event(ch, secs, RDMA_CM_EVENT_ADDR_RESOLVED,
+				       "ADDR_RESOLVED"));
+	if (rdma_resolve_route(cid, 5000))
+		fail_errno("rdma_resolve_route");
+	rdma_ack_cm_event(cm_get_event(ch, secs, RDMA_CM_EVENT_ROUTE_RESOLVED,
+				       "ROUTE_RESOLVED"));
+	return cid;
 }
 
 #endif

@@ -891,20 +891,9 @@ static void client_run(void)
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = &h, .private_data_len = sizeof(h),
 	};
-	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, false);
 	struct win_msg win;
 
-	if (rdma_create_id(cm_chan, &id, NULL, RDMA_PS_TCP))
-		fail_errno("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, ai->ai_addr, 5000))
-		fail_errno("rdma_resolve_addr");
-	freeaddrinfo(ai);
-	rdma_ack_cm_event(get_event(RDMA_CM_EVENT_ADDR_RESOLVED,
-				    "ADDR_RESOLVED"));
-	if (rdma_resolve_route(id, 5000))
-		fail_errno("rdma_resolve_route");
-	rdma_ack_cm_event(get_event(RDMA_CM_EVENT_ROUTE_RESOLVED,
-				    "ROUTE_RESOLVED"));
+	id = cm_route(cm_chan, opt.timeout, opt.addr, opt.port);
 	/* Room for two batches: cons may trail the completions. */
 	setup_verbs(id, 32, 4, IBV_ACCESS_LOCAL_WRITE);
 	post_recv(WRID(K_WIN_RECV, 0), mem + C_RX, C_RX_SLOT);
@@ -962,7 +951,6 @@ static void server_run(void)
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
-	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, true);
 	const struct hello *h;
 	struct rdma_cm_event *ev;
 	struct verdict_msg v;
@@ -970,15 +958,7 @@ static void server_run(void)
 	double deadline;
 	uint32_t i;
 
-	if (rdma_create_id(cm_chan, &listen_id, NULL, RDMA_PS_TCP))
-		fail_errno("rdma_create_id");
-	if (rdma_bind_addr(listen_id, ai->ai_addr))
-		fail_errno("rdma_bind_addr");
-	freeaddrinfo(ai);
-	if (rdma_listen(listen_id, 1))
-		fail_errno("rdma_listen");
-	printf("LISTENING %s:%s\n", opt.addr, opt.port);
-	fflush(stdout);
+	listen_id = cm_listen(cm_chan, opt.addr, opt.port);
 
 	ev = get_event(RDMA_CM_EVENT_CONNECT_REQUEST, "CONNECT_REQUEST");
 	id = ev->id;

@@ -421,21 +421,12 @@ static void server_connect(void)
 		.responder_resources = 1, .initiator_depth = 1,
 		.retry_count = 7, .rnr_retry_count = 7,
 	};
-	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, true);
 	struct rdma_cm_event *ev;
 	const struct hello *h;
 	const char *bad;
 	uint32_t w, k;
 
-	if (rdma_create_id(cm_chan, &listen_id, NULL, RDMA_PS_TCP))
-		fail_errno("rdma_create_id");
-	if (rdma_bind_addr(listen_id, ai->ai_addr))
-		fail_errno("rdma_bind_addr");
-	freeaddrinfo(ai);
-	if (rdma_listen(listen_id, 1))
-		fail_errno("rdma_listen");
-	printf("LISTENING %s:%s\n", opt.addr, opt.port);
-	fflush(stdout);
+	listen_id = cm_listen(cm_chan, opt.addr, opt.port);
 
 	ev = get_event(RDMA_CM_EVENT_CONNECT_REQUEST, "CONNECT_REQUEST");
 	id = ev->id;
@@ -468,20 +459,9 @@ static void client_connect(uint32_t sq, uint32_t rq, uint32_t tx_n,
 		.retry_count = 7, .rnr_retry_count = 7,
 		.private_data = h, .private_data_len = sizeof(*h),
 	};
-	struct addrinfo *ai = cm_resolve(opt.addr, opt.port, false);
 	uint32_t i;
 
-	if (rdma_create_id(cm_chan, &id, NULL, RDMA_PS_TCP))
-		fail_errno("rdma_create_id");
-	if (rdma_resolve_addr(id, NULL, ai->ai_addr, 5000))
-		fail_errno("rdma_resolve_addr");
-	freeaddrinfo(ai);
-	rdma_ack_cm_event(get_event(RDMA_CM_EVENT_ADDR_RESOLVED,
-				    "ADDR_RESOLVED"));
-	if (rdma_resolve_route(id, 5000))
-		fail_errno("rdma_resolve_route");
-	rdma_ack_cm_event(get_event(RDMA_CM_EVENT_ROUTE_RESOLVED,
-				    "ROUTE_RESOLVED"));
+	id = cm_route(cm_chan, opt.timeout, opt.addr, opt.port);
 	setup_verbs(id, sq, rq, tx_n, rx_n, cr_n);
 	for (i = 0; i < cr_n; i++)
 		post(false, WRID(K_CREDIT_RECV, i), &cr_mem[i], 8, true);
