@@ -20,6 +20,7 @@ PKGS=(
 	libibverbs-dev librdmacm-dev
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
 	gcc make pkg-config strace
+	tshark			# case 66: decode a capture of the atomic traffic
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 )
 

@@ -167,6 +167,23 @@ void siw2_ring_cq_clean(struct siw2_cq *cq, uint32_t qp_num)
 
 /* ---- send queue ---- */
 
+/*
+ * Atomics need a peer that takes RFC 7306 messages (a siw2 peer, which
+ * the kernel shows in conn_flags on entering RTS): towards any other the
+ * post fails rather than send what the peer cannot parse.
+ */
+static bool peer_takes_ext(const struct siw2_qp *qp)
+{
+	return load_acquire(&qp->sq.ctl->conn_flags) & SIW2_CONN_F_EXT;
+}
+
+static bool is_atomic(unsigned int opcode)
+{
+	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	       opcode == IBV_WR_ATOMIC_WRITE;
+}
+
 static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 {
 	uint64_t len = 0;
@@ -182,6 +199,18 @@ static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 		if (wr->num_sge > 1 || (wr->send_flags & IBV_SEND_INLINE))
 			return EINVAL;
 		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* The original value lands in one 8-byte buffer. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+		    (wr->send_flags & IBV_SEND_INLINE))
+			return EINVAL;
+		break;
+	case IBV_WR_ATOMIC_WRITE:
+		/* The 8 bytes to write: one SGE, or inline. */
+		if (wr->num_sge > 1)
+			return EINVAL;
+		break;
 	default:
 		return EOPNOTSUPP;
 	}
@@ -194,10 +223,15 @@ static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 	if ((wr->send_flags & IBV_SEND_INLINE) &&
 	    (len > qp->max_inline ||
 	     (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_INV &&
-	      wr->opcode != IBV_WR_RDMA_WRITE)))
+	      wr->opcode != IBV_WR_RDMA_WRITE &&
+	      wr->opcode != IBV_WR_ATOMIC_WRITE)))
+		return EINVAL;
+	if (wr->opcode == IBV_WR_ATOMIC_WRITE && len != 8)
 		return EINVAL;
 	if (wr->send_flags & ~(unsigned int)SIW2_WQE_FLAGS)
 		return EINVAL;
+	if (is_atomic(wr->opcode) && !peer_takes_ext(qp))
+		return EOPNOTSUPP;
 	return 0;
 }
 
@@ -212,8 +246,16 @@ static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_WRITE:
 		e->raddr = wr->wr.rdma.remote_addr;
 		e->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		e->raddr = wr->wr.atomic.remote_addr;
+		e->rkey = wr->wr.atomic.rkey;
+		e->atomic.compare_add = wr->wr.atomic.compare_add;
+		e->atomic.swap = wr->wr.atomic.swap;
 		break;
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
@@ -666,6 +708,64 @@ static void qpx_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	}
 }
 
+/* An atomic entry, or NULL: refused towards a peer without atomics. */
+static struct siw2_sq_wqe *wr_atomic(struct ibv_qp_ex *qpx, uint8_t opcode,
+				     uint32_t rkey, uint64_t remote_addr)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+	struct siw2_sq_wqe *e;
+
+	if (!qp->wr_err && !peer_takes_ext(qp)) {
+		wr_fail(qp, EOPNOTSUPP);
+		return NULL;
+	}
+	e = wr_new(qpx, opcode);
+	if (e) {
+		e->rkey = rkey;
+		e->raddr = remote_addr;
+	}
+	return e;
+}
+
+static void qpx_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, uint64_t compare,
+				  uint64_t swap)
+{
+	struct siw2_sq_wqe *e = wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey,
+					  remote_addr);
+
+	if (e) {
+		e->atomic.compare_add = compare;
+		e->atomic.swap = swap;
+	}
+}
+
+static void qpx_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t add)
+{
+	struct siw2_sq_wqe *e = wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD,
+					  rkey, remote_addr);
+
+	if (e)
+		e->atomic.compare_add = add;
+}
+
+/* The 8 bytes go inline: no buffer of the caller's is read later. */
+static void qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr, const void *atomic_wr)
+{
+	struct siw2_sq_wqe *e = wr_atomic(qpx, IBV_WR_ATOMIC_WRITE, rkey,
+					  remote_addr);
+
+	if (e) {
+		memcpy(e->sge, atomic_wr, 8);
+		e->flags |= SIW2_WQE_INLINE;
+		e->inline_len = 8;
+		/* Not an entry the data setters may change. */
+		to_sqp_ex(qpx)->wr_cur = NULL;
+	}
+}
+
 static void qpx_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
 			     uint64_t remote_addr)
 {
@@ -698,7 +798,10 @@ static void qpx_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 		return;
 	/* The limits of check_send_wr(). */
 	if (num_sge > qp->max_send_sge ||
-	    (e->opcode == IBV_WR_RDMA_READ && num_sge > 1)) {
+	    (e->opcode == IBV_WR_RDMA_READ && num_sge > 1) ||
+	    ((e->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	      e->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+	     (num_sge != 1 || sg_list[0].length != 8))) {
 		wr_fail(qp, EINVAL);
 		return;
 	}
@@ -793,13 +896,16 @@ static void qpx_wr_abort(struct ibv_qp_ex *qpx)
 
 /*
  * The builders of every operation the send queue ring takes, whatever
- * send_ops_flags asked for; atomics, immediate data, memory windows, UD
- * and XRC stay NULL. Needs the send queue ring.
+ * send_ops_flags asked for; immediate data, memory windows, UD and XRC
+ * stay NULL. Needs the send queue ring.
  */
 void siw2_qp_ex_init(struct siw2_qp *qp)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
 
+	qpx->wr_atomic_cmp_swp = qpx_wr_atomic_cmp_swp;
+	qpx->wr_atomic_fetch_add = qpx_wr_atomic_fetch_add;
+	qpx->wr_atomic_write = qpx_wr_atomic_write;
 	qpx->wr_local_inv = qpx_wr_local_inv;
 	qpx->wr_rdma_read = qpx_wr_rdma_read;
 	qpx->wr_rdma_write = qpx_wr_rdma_write;

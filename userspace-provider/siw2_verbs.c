@@ -258,7 +258,10 @@ enum {
 	/* What the send queue ring takes (no atomics, no immediate data). */
 	SIW2_QP_SEND_OPS = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND |
 			   IBV_QP_EX_WITH_SEND_WITH_INV |
-			   IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_LOCAL_INV,
+			   IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_LOCAL_INV |
+			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			   IBV_QP_EX_WITH_ATOMIC_WRITE,
 };
 
 /*

@@ -22,6 +22,7 @@
 
 #include <uapi/rdma/siw2-abi.h>
 
+#include "siw2_atomic.h"
 #include "siw2_limits.h"
 #include "siw2_mpa.h"
 
@@ -215,6 +216,8 @@ struct siw2_rqe {
  * @reg_mr: IB_WR_REG_MR: the MR, referenced until the request is done
  * @reg_key: IB_WR_REG_MR: the new STag
  * @reg_access: IB_WR_REG_MR: the rights granted
+ * @atomic: atomics: the Atomic Request's operation (IB_WR_ATOMIC_WRITE
+ *	takes its Swap Data from @sge when the request starts)
  * @state: SIW2_SQE_* (siw2_dp.h), under the SQ lock
  * @status: completion status once @state is SIW2_SQE_DONE
  */
@@ -231,6 +234,7 @@ struct siw2_sqe {
 	struct siw2_mr *reg_mr;
 	u32 reg_key;
 	int reg_access;
+	struct siw2_atomic_op atomic;
 	u8 state;
 	bool bad;	/* a ring entry that failed its checks */
 	enum ib_wc_status status;
@@ -535,6 +539,8 @@ int siw2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 		       bool inl, u32 num_sge, u64 len);
+void siw2_sqe_atomic(struct siw2_sqe *sqe, u64 compare_add, u64 swap,
+		     u64 compare_add_mask, u64 swap_mask);
 int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -164,6 +164,30 @@ const char *siw2_rdmap_op_name(u8 op)
 	return name ? name : "reserved";
 }
 
+/**
+ * siw2_ddp_hdr_len - DDP plus RDMAP header octets a control word announces
+ * @ctrl: the DDP/RDMAP control word (FPDU octets 2..3), host order
+ *
+ * For a Send with Immediate Data's last segment this includes the 8
+ * octets of Immediate Data. An opcode no version defines gets the bare
+ * DDP header: siw2_ddp_decode() refuses it anyway.
+ *
+ * Return: the length, at most 70 (an Atomic Request).
+ */
+u32 siw2_ddp_hdr_len(u16 ctrl)
+{
+	const struct siw2_rdmap_op_desc *op =
+		&siw2_rdmap_ops[ctrl & SIW2_RDMAP_OP_MASK];
+	u32 len;
+
+	if (ctrl & SIW2_DDP_F_TAGGED)
+		return sizeof(struct siw2_ddp_tagged);
+	len = sizeof(struct siw2_ddp_untagged) + op->hdr_len;
+	if ((op->flags & SIW2_OPF_IMM_TAIL) && (ctrl & SIW2_DDP_F_LAST))
+		len += SIW2_IMM_LEN;
+	return len;
+}
+
 static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
 			 u8 code)
 {

@@ -122,6 +122,7 @@ struct siw2_ddp_info {
 int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term);
 const char *siw2_rdmap_op_name(u8 op);
+u32 siw2_ddp_hdr_len(u16 ctrl);
 bool siw2_term_code_known(const struct siw2_term_code *c);
 int siw2_ddp_term_parse(const void *payload, size_t len,
 			struct siw2_term_code *code, bool *m, bool *d, bool *r,

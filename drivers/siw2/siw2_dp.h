@@ -17,6 +17,7 @@
 #include <linux/bvec.h>
 #include <linux/uio.h>
 
+#include "siw2_atomic.h"
 #include "siw2_ddp.h"
 #include "siw2_wire.h"
 
@@ -31,8 +32,9 @@ struct sock;
  * rides on TSO/GSO: fewer headers, CRCs and sendmsg calls per byte.
  */
 #define SIW2_FPDU_BIG_PAYLOAD	(63 * 1024)
-/* Longest DDP plus RDMAP header siw2 sends (untagged + Read Request). */
-#define SIW2_TX_HDR_MAX		(SIW2_MPA_HDR_LEN + 18 + 28)
+/* Longest DDP plus RDMAP header siw2 sends or takes (an Atomic Request). */
+#define SIW2_DDP_HDR_MAX	(18 + 52)
+#define SIW2_TX_HDR_MAX		(SIW2_MPA_HDR_LEN + SIW2_DDP_HDR_MAX)
 /* kvecs of one FPDU: header, payload pieces, pad + CRC. */
 #define SIW2_TX_IOV_MAX		40
 /* Pages of a zero-copy payload: each kvec piece may cross pages. */
@@ -73,31 +75,44 @@ enum siw2_sqe_state {
 };
 
 /**
- * struct siw2_orqe - an RDMA Read this side sent and awaits (ORQ)
+ * struct siw2_orqe - a QN 1 request this side sent and awaits (ORQ): an
+ *	RDMA Read or an Atomic Request, which share the ORD (EXT-ATOMIC-21)
  * @slot: the SQ ring slot of its work request
- * @sink: the local sink (one SGE, max_sge_rd)
+ * @op: SIW2_OP_READ_REQ or SIW2_OP_ATOMIC_REQ: the response it expects
+ * @qn3_msn: Atomic: the QN 3 MSN of its response, which is also the
+ *	Request Identifier sent (DEC-8)
+ * @sink: the local sink (one SGE, max_sge_rd; an Atomic's 8 octets)
  * @got: response octets placed so far
  */
 struct siw2_orqe {
 	u32 slot;
+	u8 op;
+	u32 qn3_msn;
 	struct siw2_sge sink;
 	u32 got;
 };
 
 /**
- * struct siw2_irqe - an RDMA Read the peer asked for (IRQ)
- * @mr: the source MR, referenced (NULL for a zero-length Read)
- * @sink_stag: where the response goes, as the peer named it
+ * struct siw2_irqe - a QN 1 request the peer sent (IRQ): an RDMA Read or
+ *	an Atomic Request, answered in the order they came (EXT-ORD-7)
+ * @op: SIW2_OP_READ_REQ or SIW2_OP_ATOMIC_REQ
+ * @mr: the source (target) MR, referenced (NULL for a zero-length Read)
+ * @sink_stag: Read: where the response goes, as the peer named it
  * @sink_to: likewise
- * @src_to: where the data comes from
+ * @src_to: Read: where the data comes from; Atomic: the target
  * @len: RDMARDSZ
+ * @req_id: Atomic: the Request Identifier to echo (EXT-ATOMIC-18)
+ * @aop: Atomic: the operation, executed when its response is made
  */
 struct siw2_irqe {
+	u8 op;
 	struct siw2_mr *mr;
 	u32 sink_stag;
 	u64 sink_to;
 	u64 src_to;
 	u32 len;
+	u32 req_id;
+	struct siw2_atomic_op aop;
 };
 
 /* What the TX engine is sending. */
@@ -125,7 +140,12 @@ enum siw2_tx_kind {
  * @len: message length, @off: octets put into FPDUs so far
  * @fpdus: FPDUs built for the message (a zero-length one needs one)
  * @inval: Send with Invalidate: the STag to invalidate
- * @msn_next: the next MSN per untagged queue (QN 0, 1, 2)
+ * @msn_next: the next MSN per untagged queue (QN 0, 1, 2, 3)
+ * @qn3_next: the QN 3 MSN the next Atomic Request's response will carry
+ * @req_id: Atomic Request: its Request Identifier
+ * @orig: Atomic Response: the target's value before the operation
+ * @rv: RDMAP version of every message sent (DEC-4)
+ * @ext: the peer takes the RFC 7306 messages
  * @hdr: MPA length and DDP/RDMAP header of the FPDU being sent
  * @trailer: pad and CRC of the FPDU being sent
  * @iov: the FPDU, @niov entries; @iter walks what is still unsent
@@ -172,7 +192,12 @@ struct siw2_tx {
 	u32 off;
 	u32 fpdus;
 	u32 inval;
-	u32 msn_next[3];
+	u32 msn_next[4];
+	u32 qn3_next;
+	u32 req_id;
+	u64 orig;
+	u8 rv;
+	bool ext;
 	u8 hdr[SIW2_TX_HDR_MAX];
 	u8 trailer[8];
 	struct kvec iov[SIW2_TX_IOV_MAX];
@@ -224,7 +249,9 @@ enum siw2_rx_sink {
  * @rqe_srq: @rqe came from the SRQ
  * @msg_msn: MSN of the Send being received, @msg_len: octets placed
  * @si: current @rqe SGE, @soff: offset in it
- * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2)
+ * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2, 3)
+ * @rv: the RDMAP version every message must carry (DEC-4)
+ * @ext: the extension messages are processed (siw2_ddp_decode() @ext)
  * @term_buf: a received Terminate's payload, @term_have octets
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
  * @msgs: messages whose last segment's header came in (the TX doorbell
@@ -232,7 +259,7 @@ enum siw2_rx_sink {
  */
 struct siw2_rx {
 	enum siw2_rx_stage stage;
-	u8 hdr[SIW2_MPA_HDR_LEN + 18 + 28];
+	u8 hdr[SIW2_TX_HDR_MAX];
 	u32 hdr_have;
 	u32 hdr_want;
 	u32 ulpdu_len;
@@ -256,7 +283,9 @@ struct siw2_rx {
 	u32 msg_len;
 	u32 si;
 	u32 soff;
-	u32 msn_expect[3];
+	u32 msn_expect[4];
+	u8 rv;
+	bool ext;
 	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
 	u32 term_have;
 	bool first_seen;

@@ -86,6 +86,22 @@ struct siw2_mpa_conn {
 	u16 ord;
 };
 
+/*
+ * An acknowledged capability exchange means a siw2 peer, which takes the
+ * RFC 7306 messages (Immediate Data, Atomics) on RV 1: RFC 7306 leaves
+ * discovery to the ULP (EXT-GEN-1), and DEC-4's bits are siw2's own.
+ */
+static inline bool siw2_conn_ext(const struct siw2_mpa_conn *c)
+{
+	return c->caps;
+}
+
+/* The RDMAP version of every message on the connection (DEC-4). */
+static inline u8 siw2_conn_rv(const struct siw2_mpa_conn *c)
+{
+	return c->caps & SIW2_MPA_CAP_RDMAP_V2 ? SIW2_RDMAP_V2 : SIW2_RDMAP_V1;
+}
+
 const char *siw2_mpa_err_name(enum siw2_mpa_err err);
 enum siw2_mpa_err siw2_mpa_parse_hdr(const void *buf, size_t len,
 				     enum siw2_mpa_kind kind,

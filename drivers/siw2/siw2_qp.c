@@ -79,6 +79,16 @@ enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+		return IB_WC_MASKED_COMP_SWAP;
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_MASKED_FETCH_ADD;
+	case IB_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -741,9 +751,12 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  * @num_sge: SGE count (0 for inline data from a ring)
  * @len: payload length: the SGEs' sum, or the inline data
  *
- * Shared by siw2_post_send() and the send queue ring (siw2_ring.c).
+ * Shared by siw2_post_send() and the send queue ring (siw2_ring.c). An
+ * extension operation needs a peer that takes it (siw2_conn_ext()): a
+ * peer without it could not parse the message.
  *
- * Return: 0, -EOPNOTSUPP for an opcode siw2 does not carry, or -EINVAL.
+ * Return: 0, -EOPNOTSUPP for an opcode siw2 (or the peer) does not carry,
+ * or -EINVAL.
  */
 int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 		       bool inl, u32 num_sge, u64 len)
@@ -753,6 +766,23 @@ int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_LOCAL_INV:
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		/* The original value lands in one local 8-octet buffer. */
+		if (num_sge != 1 || len != sizeof(u64) || inl)
+			return -EINVAL;
+		if (!siw2_conn_ext(&qp->conn))
+			return -EOPNOTSUPP;
+		break;
+	case IB_WR_ATOMIC_WRITE:
+		/* 8 octets, from one SGE or inline (DEC-17). */
+		if (num_sge > 1 || len != sizeof(u64))
+			return -EINVAL;
+		if (!siw2_conn_ext(&qp->conn))
+			return -EOPNOTSUPP;
 		break;
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
@@ -771,9 +801,62 @@ int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 		return -EINVAL;
 	if (inl && (len > qp->cap.max_inline_data ||
 		    (opcode != IB_WR_SEND && opcode != IB_WR_SEND_WITH_INV &&
-		     opcode != IB_WR_RDMA_WRITE)))
+		     opcode != IB_WR_RDMA_WRITE && opcode != IB_WR_ATOMIC_WRITE)))
 		return -EINVAL;
 	return 0;
+}
+
+/**
+ * siw2_sqe_atomic - the Atomic Request of an atomic work request
+ * @sqe: the work request; its opcode is set
+ * @compare_add: ib_atomic_wr's operands
+ * @swap: likewise
+ * @compare_add_mask: likewise (masked forms only)
+ * @swap_mask: likewise (masked forms only)
+ *
+ * The wire fields the operation does not use get the values
+ * rdmap-ext-04 5.2.1 prescribes (EXT-ATOMIC-7..9); a plain CmpSwap
+ * compares and swaps all 64 bits (DIGEST 4.1).
+ */
+void siw2_sqe_atomic(struct siw2_sqe *sqe, u64 compare_add, u64 swap,
+		     u64 compare_add_mask, u64 swap_mask)
+{
+	struct siw2_atomic_op *a = &sqe->atomic;
+
+	switch (sqe->opcode) {
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		a->aop = SIW2_AOP_FETCH_ADD;
+		a->add_swap = compare_add;
+		a->add_swap_mask = sqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ?
+				   0 : compare_add_mask;
+		a->cmp = 0;
+		a->cmp_mask = ~0ULL;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+		a->aop = SIW2_AOP_CMP_SWAP;
+		a->add_swap = swap;
+		a->cmp = compare_add;
+		if (sqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			a->add_swap_mask = ~0ULL;
+			a->cmp_mask = ~0ULL;
+		} else {
+			a->add_swap_mask = swap_mask;
+			a->cmp_mask = compare_add_mask;
+		}
+		break;
+	case IB_WR_ATOMIC_WRITE:
+		/* DEC-17: a CmpSwap that always matches; data set at start. */
+		a->aop = SIW2_AOP_CMP_SWAP;
+		a->add_swap = 0;
+		a->add_swap_mask = ~0ULL;
+		a->cmp = 0;
+		a->cmp_mask = 0;
+		break;
+	default:
+		break;
+	}
 }
 
 static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
@@ -838,6 +921,22 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 	case IB_WR_RDMA_READ_WITH_INV:
 		sqe->raddr = rdma_wr(wr)->remote_addr;
 		sqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_WRITE:
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		siw2_sqe_atomic(sqe, 0, 0, 0, 0);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+		sqe->raddr = atomic_wr(wr)->remote_addr;
+		sqe->rkey = atomic_wr(wr)->rkey;
+		siw2_sqe_atomic(sqe, atomic_wr(wr)->compare_add,
+				atomic_wr(wr)->swap,
+				atomic_wr(wr)->compare_add_mask,
+				atomic_wr(wr)->swap_mask);
 		break;
 	case IB_WR_SEND_WITH_INV:
 		sqe->inv_stag = wr->ex.invalidate_rkey;

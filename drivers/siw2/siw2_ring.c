@@ -152,8 +152,18 @@ u32 siw2_ring_slots(u32 depth)
 
 static const u8 siw2_sq_ring_ops[] = {
 	IB_WR_RDMA_WRITE, IB_WR_SEND, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ,
-	IB_WR_LOCAL_INV,
+	IB_WR_LOCAL_INV, IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
+	IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
+	IB_WR_ATOMIC_WRITE,
 };
+
+static bool siw2_sq_ring_op_atomic(u8 op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	       op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
+}
 
 static bool siw2_sq_ring_op_ok(u8 op)
 {
@@ -178,8 +188,11 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 	u32 i;
 
 	if (!siw2_sq_ring_op_ok(e->opcode) || e->flags & ~SIW2_WQE_FLAGS ||
-	    e->rsvd[0] || e->rsvd[1] || e->rsvd[2] || e->rsvd[3] ||
 	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
+		return false;
+	if (!siw2_sq_ring_op_atomic(e->opcode) &&
+	    (e->atomic.compare_add || e->atomic.swap ||
+	     e->atomic.compare_add_mask || e->atomic.swap_mask))
 		return false;
 	if (inl)
 		len = e->inline_len;
@@ -208,6 +221,8 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	sqe->raddr = e->raddr;
 	sqe->rkey = e->rkey;
 	sqe->inv_stag = e->inv_stag;
+	siw2_sqe_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
+			e->atomic.compare_add_mask, e->atomic.swap_mask);
 	if (e->flags & SIW2_WQE_INLINE) {
 		sqe->len = e->inline_len;
 		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data,
@@ -309,6 +324,16 @@ int siw2_srq_ring_create(struct siw2_srq *srq, struct siw2_ucontext *uctx,
  */
 void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state)
 {
+	u32 f;
+
+	if (qp->sq.ring && state == IB_QPS_RTS) {
+		/* Before the state: a process that sees RTS sees these. */
+		f = (siw2_conn_ext(&qp->conn) ? SIW2_CONN_F_EXT : 0) |
+		    (siw2_conn_rv(&qp->conn) == SIW2_RDMAP_V2 ?
+		     SIW2_CONN_F_RV2 : 0);
+		WRITE_ONCE(qp->sq.ring->ctl->conn_flags, f);
+		smp_wmb(); /* conn_flags before qp_state */
+	}
 	if (qp->sq.ring)
 		WRITE_ONCE(qp->sq.ring->ctl->qp_state, state);
 	if (qp->rq.ring)

@@ -62,6 +62,9 @@ void siw2_rx_init(struct siw2_qp *qp, bool read_rtr)
 	rx->msn_expect[SIW2_QN_SEND] = 1;
 	rx->msn_expect[SIW2_QN_READ_REQ] = read_rtr ? 2 : 1;
 	rx->msn_expect[SIW2_QN_TERMINATE] = 1;
+	rx->msn_expect[SIW2_QN_RESPONSE] = 1;
+	rx->rv = siw2_conn_rv(&qp->conn);
+	rx->ext = siw2_conn_ext(&qp->conn);
 	siw2_rx_next_fpdu(rx);
 }
 
@@ -106,22 +109,6 @@ void siw2_rx_release(struct siw2_qp *qp)
 {
 	siw2_rx_rqe_error(qp, IB_WC_WR_FLUSH_ERR);
 	siw2_rx_put_mr(&qp->rx);
-}
-
-/* DDP plus RDMAP header length an FPDU's control word announces. */
-static u32 siw2_rx_hdr_len(u16 ctrl)
-{
-	if (ctrl & SIW2_DDP_F_TAGGED)
-		return sizeof(struct siw2_ddp_tagged);
-	switch (ctrl & SIW2_RDMAP_OP_MASK) {
-	case SIW2_OP_READ_REQ:
-		return sizeof(struct siw2_ddp_untagged) +
-		       sizeof(struct siw2_rdmap_read_req);
-	case SIW2_OP_TERMINATE:
-		return sizeof(struct siw2_ddp_untagged) + SIW2_TERM_CTRL_LEN;
-	default:
-		return sizeof(struct siw2_ddp_untagged);
-	}
 }
 
 static void siw2_rx_err(struct siw2_rx *rx, u8 layer, u8 etype, u8 code)
@@ -214,7 +201,8 @@ static void siw2_rx_begin_rresp(struct siw2_qp *qp)
 		found = true;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (!found) {
+	/* None outstanding, or the oldest awaits an Atomic Response (DEC-8). */
+	if (!found || o.op != SIW2_OP_READ_REQ) {
 		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
 			    SIW2_TERM_RDMAP_BAD_OPCODE);
 		return;
@@ -392,6 +380,90 @@ static void siw2_rx_begin_read_req(struct siw2_qp *qp)
 		siw2_rx_read_err(rx, err);
 }
 
+/*
+ * Atomic Request (rdmap-ext-04 5.2.1, 8.2): QN 1 sequence, then the
+ * target: 8-byte aligned (EXT-ERR-6, checked on the address the CPU will
+ * use as well as on the TO), REMOTE_ATOMIC on 8 octets (DEC-10).
+ */
+static void siw2_rx_begin_atomic_req(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	enum siw2_mem_err err;
+	void *kaddr;
+
+	if (in->msn != rx->msn_expect[SIW2_QN_READ_REQ]) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (in->aop > SIW2_AOP_CMP_SWAP) {
+		/* A reserved subcode names no operation (rdmap-ext-04 10). */
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_BAD_OPCODE);
+		return;
+	}
+	if (in->atomic_to & 7) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+		return;
+	}
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, in->atomic_stag,
+			     in->atomic_to, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC,
+			     &rx->mr);
+	if (err) {
+		siw2_rx_read_err(rx, err);
+		return;
+	}
+	siw2_mr_kaddr(rx->mr, in->atomic_to, sizeof(u64), &kaddr);
+	if ((unsigned long)kaddr & 7)
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+}
+
+/*
+ * Atomic Response (DEC-8): the oldest outstanding QN 1 request must be an
+ * Atomic, the QN 3 MSN the next one, and the Original Request Identifier
+ * the one it was sent with (EXT-ATOMIC-18).
+ */
+static void siw2_rx_begin_atomic_resp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	struct siw2_orqe o = {};
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->orq_count) {
+		o = qp->orq[qp->orq_head];
+		found = true;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!found) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_NO_BUF);
+		return;
+	}
+	if (o.op != SIW2_OP_ATOMIC_REQ) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_BAD_OPCODE);
+		return;
+	}
+	if (in->msn != rx->msn_expect[SIW2_QN_RESPONSE] ||
+	    in->msn != o.qn3_msn) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (in->req_id != o.qn3_msn)
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+}
+
 static void siw2_rx_begin_term(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
@@ -404,8 +476,11 @@ static void siw2_rx_begin_term(struct siw2_qp *qp)
 
 typedef void (*siw2_rx_fn)(struct siw2_qp *qp);
 
-/* RFC 5040 opcodes; siw2_ddp_decode() has refused every other one. */
-static const siw2_rx_fn siw2_rx_begin_fns[SIW2_OP_TERMINATE + 1] = {
+/*
+ * Indexed by the 5-bit opcode; siw2_ddp_decode() has refused every opcode
+ * without an entry here (the extensions unless rx.ext).
+ */
+static const siw2_rx_fn siw2_rx_begin_fns[SIW2_RDMAP_OP_MASK + 1] = {
 	[SIW2_OP_WRITE] = siw2_rx_begin_write,
 	[SIW2_OP_READ_REQ] = siw2_rx_begin_read_req,
 	[SIW2_OP_READ_RESP] = siw2_rx_begin_rresp,
@@ -414,6 +489,8 @@ static const siw2_rx_fn siw2_rx_begin_fns[SIW2_OP_TERMINATE + 1] = {
 	[SIW2_OP_SEND_SE] = siw2_rx_begin_send,
 	[SIW2_OP_SEND_SE_INV] = siw2_rx_begin_send,
 	[SIW2_OP_TERMINATE] = siw2_rx_begin_term,
+	[SIW2_OP_ATOMIC_REQ] = siw2_rx_begin_atomic_req,
+	[SIW2_OP_ATOMIC_RESP] = siw2_rx_begin_atomic_resp,
 };
 
 /* The header is in: check it and choose where the payload goes. */
@@ -436,10 +513,8 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 			siw2_tx_kick(qp);
 		}
 	}
-	/* No extension operation is processed here yet (issue 6). */
 	if (siw2_ddp_decode(rx->hdr + SIW2_MPA_HDR_LEN, rx->ulpdu_len,
-			    SIW2_RDMAP_V1, false,
-			    &rx->info, &code)) {
+			    rx->rv, rx->ext, &rx->info, &code)) {
 		siw2_rx_err(rx, code.layer, code.etype, code.code);
 		return;
 	}
@@ -451,6 +526,12 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 		 */
 		WRITE_ONCE(rx->msgs, rx->msgs + 1);
 		siw2_tx_linger_msg(qp);
+	}
+	if (!siw2_rx_begin_fns[rx->info.opcode]) {
+		/* Decoded, but not processed yet: never placed or answered. */
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_BAD_OPCODE);
+		return;
 	}
 	siw2_rx_begin_fns[rx->info.opcode](qp);
 }
@@ -476,7 +557,7 @@ static int siw2_rx_stage_hdr(struct siw2_qp *qp, struct sk_buff *skb,
 		if (rx->ulpdu_len < 2)
 			return -EPROTO;
 		rx->hdr_want = SIW2_MPA_HDR_LEN +
-			       min_t(u32, rx->ulpdu_len, siw2_rx_hdr_len(ctrl));
+			       min_t(u32, rx->ulpdu_len, siw2_ddp_hdr_len(ctrl));
 		if (rx->hdr_have < rx->hdr_want)
 			return n;
 	}
@@ -693,6 +774,7 @@ static void siw2_rx_end_read_req(struct siw2_qp *qp)
 	full = qp->irq_count == qp->ird;
 	if (!full) {
 		e = &qp->irq[(qp->irq_head + qp->irq_count) % qp->ird];
+		e->op = SIW2_OP_READ_REQ;
 		e->mr = rx->mr;
 		e->sink_stag = in->sink_stag;
 		e->sink_to = in->sink_to;
@@ -709,6 +791,87 @@ static void siw2_rx_end_read_req(struct siw2_qp *qp)
 		return;
 	}
 	rx->msn_expect[SIW2_QN_READ_REQ]++;
+	siw2_tx_kick(qp);
+}
+
+/* Queue a valid Atomic Request for the TX engine (EXT-ATOMIC-16/24). */
+static void siw2_rx_end_atomic_req(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	struct siw2_irqe *e;
+	bool full;
+
+	spin_lock_bh(&qp->irq_lock);
+	full = qp->irq_count == qp->ird;
+	if (!full) {
+		e = &qp->irq[(qp->irq_head + qp->irq_count) % qp->ird];
+		memset(e, 0, sizeof(*e));
+		e->op = SIW2_OP_ATOMIC_REQ;
+		e->mr = rx->mr;
+		e->src_to = in->atomic_to;
+		e->req_id = in->req_id;
+		e->aop.aop = in->aop;
+		e->aop.add_swap = in->add_swap;
+		e->aop.add_swap_mask = in->add_swap_mask;
+		e->aop.cmp = in->cmp;
+		e->aop.cmp_mask = in->cmp_mask;
+		qp->irq_count++;
+		rx->mr = NULL;	/* the IRQ entry owns the reference now */
+	}
+	spin_unlock_bh(&qp->irq_lock);
+	if (full) {
+		/* Atomics share the IRD with Reads (EXT-ATOMIC-21). */
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+		return;
+	}
+	rx->msn_expect[SIW2_QN_READ_REQ]++;
+	siw2_tx_kick(qp);
+}
+
+/* Deliver the original value to the Requester's buffer (EXT-ATOMIC-22). */
+static void siw2_rx_end_atomic_resp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	enum ib_wc_status st = IB_WC_SUCCESS;
+	struct siw2_mr *mr = NULL;
+	struct siw2_orqe o;
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	u64 v = rx->info.orig_value;
+	u32 got = 0, n;
+	void *kaddr;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	o = qp->orq[qp->orq_head];
+	qp->orq_head = (qp->orq_head + 1) % qp->ord;
+	qp->orq_count--;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	rx->msn_expect[SIW2_QN_RESPONSE]++;
+	/* An Atomic Write has no sink: the value is dropped (DEC-17). */
+	if (o.sink.length) {
+		if (siw2_mr_lookup(qp->sdev, qp->base.pd, o.sink.lkey,
+				   o.sink.addr, sizeof(v), IB_ACCESS_LOCAL_WRITE,
+				   &mr)) {
+			st = IB_WC_LOC_PROT_ERR;
+		} else {
+			while (got < sizeof(v)) {
+				n = siw2_mr_kaddr(mr, o.sink.addr + got,
+						  sizeof(v) - got, &kaddr);
+				memcpy(kaddr, (u8 *)&v + got, n);
+				got += n;
+			}
+			siw2_mr_put(mr);
+		}
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_at(&qp->sq, o.slot);
+	sqe->status = st;
+	sqe->state = SIW2_SQE_DONE;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_sq_reap(qp);
+	/* An ORD slot is free, and a fence may have lifted. */
 	siw2_tx_kick(qp);
 }
 
@@ -751,6 +914,12 @@ static void siw2_rx_end(struct siw2_qp *qp)
 		break;
 	case SIW2_OP_TERMINATE:
 		siw2_rx_end_term(qp);
+		break;
+	case SIW2_OP_ATOMIC_REQ:
+		siw2_rx_end_atomic_req(qp);
+		break;
+	case SIW2_OP_ATOMIC_RESP:
+		siw2_rx_end_atomic_resp(qp);
 		break;
 	case SIW2_OP_WRITE:
 		break;

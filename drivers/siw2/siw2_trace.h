@@ -112,6 +112,22 @@ TRACE_EVENT(siw2_dp_term,
 		      __entry->qpn, __get_str(dir), __entry->layer,
 		      __entry->etype, __entry->code));
 
+/* An Atomic Request executed on the target (the Responder side). */
+TRACE_EVENT(siw2_dp_atomic,
+	    TP_PROTO(u32 qpn, u8 aop, u32 req_id, u64 orig),
+	    TP_ARGS(qpn, aop, req_id, orig),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u8, aop)
+			     __field(u32, req_id)
+			     __field(u64, orig)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->aop = aop;
+			   __entry->req_id = req_id;
+			   __entry->orig = orig;),
+	    TP_printk("qp=%u atomic aop %u req_id %u orig 0x%llx",
+		      __entry->qpn, __entry->aop, __entry->req_id,
+		      __entry->orig));
+
 DECLARE_EVENT_CLASS(siw2_cep_why_class,
 		    TP_PROTO(u32 id, const char *why),
 		    TP_ARGS(id, why),

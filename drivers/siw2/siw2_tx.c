@@ -82,6 +82,10 @@ void siw2_tx_init(struct siw2_qp *qp)
 	tx->msn_next[SIW2_QN_SEND] = 1;
 	tx->msn_next[SIW2_QN_READ_REQ] = 1;
 	tx->msn_next[SIW2_QN_TERMINATE] = 1;
+	tx->msn_next[SIW2_QN_RESPONSE] = 1;
+	tx->qn3_next = 1;
+	tx->rv = siw2_conn_rv(&qp->conn);
+	tx->ext = siw2_conn_ext(&qp->conn);
 	tx->big = qp->conn.caps;
 	/* 2 + ULPDU + PAD is a multiple of 4 and, with the CRC, fits the MSS. */
 	mss = max_t(u32, mss, 128);
@@ -221,7 +225,7 @@ void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
 		if (rdmap_hdr)
 			ctrl |= SIW2_TERM_F_R;
 	}
-	h->ctrl = cpu_to_be16(siw2_ddp_ctrl(false, true, 1,
+	h->ctrl = cpu_to_be16(siw2_ddp_ctrl(false, true, tx->rv,
 					    SIW2_OP_TERMINATE));
 	h->rsvd_ulp = 0;
 	h->qn = cpu_to_be32(SIW2_QN_TERMINATE);
@@ -296,6 +300,66 @@ static enum siw2_mem_err siw2_tx_load_sges(struct siw2_qp *qp,
 	return SIW2_MEM_OK;
 }
 
+/* The QN 1 request a work request sends, 0 for none (siw2_orqe.op). */
+static u8 siw2_tx_orq_op(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return SIW2_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_WRITE:
+		return SIW2_OP_ATOMIC_REQ;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * An atomic work request: check the local buffer (the original value's
+ * sink, or an Atomic Write's data, which is read now). Return: 0, or a
+ * completion status for the local error.
+ */
+static enum ib_wc_status siw2_tx_start_atomic(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_sqe *wqe = &tx->wqe;
+	u8 v[sizeof(u64)];
+	u32 got = 0, n;
+	void *kaddr;
+	u64 val;
+
+	if (!tx->ext)
+		return IB_WC_LOC_QP_OP_ERR;	/* a ring entry, see post_send */
+	if (wqe->opcode != IB_WR_ATOMIC_WRITE) {
+		if (siw2_tx_load_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE))
+			return IB_WC_LOC_PROT_ERR;
+		siw2_tx_put_src(tx);
+		return IB_WC_SUCCESS;
+	}
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		memcpy(v, qp->sq_inline + tx->slot * qp->cap.max_inline_data,
+		       sizeof(v));
+	} else {
+		if (siw2_tx_load_sges(qp, wqe, 0))
+			return IB_WC_LOC_PROT_ERR;
+		while (got < sizeof(v)) {
+			n = siw2_mr_kaddr(tx->src_mr[0], tx->src[0].addr + got,
+					  sizeof(v) - got, &kaddr);
+			memcpy(v + got, kaddr, n);
+			got += n;
+		}
+		siw2_tx_put_src(tx);
+	}
+	/* The target stores the 8 octets as given: host order both ends. */
+	memcpy(&val, v, sizeof(val));
+	wqe->atomic.add_swap = val;
+	return IB_WC_SUCCESS;
+}
+
 static u8 siw2_tx_send_op(const struct siw2_sqe *wqe)
 {
 	bool se = wqe->send_flags & IB_SEND_SOLICITED;
@@ -313,6 +377,7 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 	struct siw2_sqe *wqe = &tx->wqe;
+	enum ib_wc_status st;
 	int rv;
 
 	tx->off = 0;
@@ -356,6 +421,24 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 		tx->msn = tx->msn_next[SIW2_QN_READ_REQ]++;
 		tx->len = 0;
 		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_WRITE:
+		/* The ORQ entry and Request Identifier came at pick-up. */
+		st = siw2_tx_start_atomic(qp);
+		if (st) {
+			siw2_tx_local_error(qp, tx->slot, st);
+			return;
+		}
+		tx->op = SIW2_OP_ATOMIC_REQ;
+		tx->tagged = false;
+		tx->qn = SIW2_QN_READ_REQ;	/* EXT-ATOMIC-14 */
+		tx->msn = tx->msn_next[SIW2_QN_READ_REQ]++;
+		tx->inval = 0;
+		tx->len = 0;
+		break;
 	default:
 		if (wqe->send_flags & IB_SEND_INLINE) {
 			tx->inline_buf = qp->sq_inline +
@@ -383,7 +466,32 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 	tx->kind = SIW2_TX_SQE;
 }
 
-/* Take the oldest inbound Read to answer, if any. */
+/*
+ * Execute the Atomic Request at the head of the IRQ and make its
+ * response. It runs when its turn to be answered comes, not when it
+ * arrived: a Read Response queued before it still reads the memory as it
+ * was (EXT-ORD-T12, T15), and one queued after it sees the result
+ * (EXT-ORD-T11). RX checked the target (STag, rights, bounds, alignment).
+ */
+static void siw2_tx_atomic_exec(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	void *kaddr;
+
+	siw2_mr_kaddr(tx->irqe.mr, tx->irqe.src_to, sizeof(u64), &kaddr);
+	if (siw2_atomic_apply(kaddr, &tx->irqe.aop, &tx->orig))
+		tx->orig = 0;	/* not reached: RX refused such requests */
+	trace_siw2_dp_atomic(qp->base.qp_num, tx->irqe.aop.aop,
+			     tx->irqe.req_id, tx->orig);
+	tx->op = SIW2_OP_ATOMIC_RESP;
+	tx->tagged = false;
+	tx->qn = SIW2_QN_RESPONSE;	/* EXT-ATOMIC-20 */
+	tx->msn = tx->msn_next[SIW2_QN_RESPONSE]++;
+	tx->inval = 0;
+	tx->len = 0;
+}
+
+/* Take the oldest inbound Read or Atomic to answer, if any. */
 static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
@@ -401,17 +509,21 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 		return false;
 
 	tx->kind = SIW2_TX_RRESP;
-	tx->op = SIW2_OP_READ_RESP;
-	tx->tagged = true;
-	tx->stag = tx->irqe.sink_stag;
-	tx->to = tx->irqe.sink_to;
-	tx->len = tx->irqe.len;
 	tx->off = 0;
 	tx->si = 0;
 	tx->soff = 0;
 	tx->fpdus = 0;
 	tx->inline_buf = NULL;
 	tx->nsrc = 0;
+	if (tx->irqe.op == SIW2_OP_ATOMIC_REQ) {
+		siw2_tx_atomic_exec(qp);
+		return true;
+	}
+	tx->op = SIW2_OP_READ_RESP;
+	tx->tagged = true;
+	tx->stag = tx->irqe.sink_stag;
+	tx->to = tx->irqe.sink_to;
+	tx->len = tx->irqe.len;
 	if (tx->len) {
 		tx->src[0].addr = tx->irqe.src_to;
 		tx->src[0].length = tx->len;
@@ -453,7 +565,8 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 	struct siw2_sqe *sqe;
 	struct siw2_orqe *o;
 	unsigned long flags;
-	bool read, ord_zero = false;
+	bool ord_zero = false;
+	u8 orq_op;
 	u32 slot;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
@@ -467,11 +580,11 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 		goto wait;
 	slot = siw2_wq_slot(&qp->sq, qp->sq_txpos);
 	sqe = siw2_wq_at(&qp->sq, slot);
-	read = sqe->opcode == IB_WR_RDMA_READ ||
-	       sqe->opcode == IB_WR_RDMA_READ_WITH_INV;
+	orq_op = siw2_tx_orq_op(sqe->opcode);
+	/* A fence waits for Reads and Atomics alike (DIGEST 4.1). */
 	if ((sqe->send_flags & IB_SEND_FENCE) && qp->orq_count)
 		goto wait;
-	if (read) {
+	if (orq_op) {
 		if (!qp->ord)
 			ord_zero = true;
 		else if (qp->orq_count == qp->ord)
@@ -481,13 +594,19 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 	qp->sq_txpos++;
 	tx->wqe = *sqe;
 	tx->slot = slot;
-	if (read && !ord_zero) {
+	if (orq_op && !ord_zero) {
 		/* Before the Request goes: the Response may come at once. */
 		o = &qp->orq[(qp->orq_head + qp->orq_count) % qp->ord];
 		o->slot = slot;
-		o->sink = sqe->num_sge ? sqe->sge[0] :
-					 (struct siw2_sge){ 0 };
+		o->op = orq_op;
+		o->sink = sqe->num_sge && sqe->opcode != IB_WR_ATOMIC_WRITE ?
+			  sqe->sge[0] : (struct siw2_sge){ 0 };
 		o->got = 0;
+		if (orq_op == SIW2_OP_ATOMIC_REQ) {
+			/* DEC-8: its response's QN 3 MSN, sent as the ReqID. */
+			o->qn3_msn = tx->qn3_next++;
+			tx->req_id = o->qn3_msn;
+		}
 		qp->orq_count++;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -534,10 +653,47 @@ static void siw2_tx_advance(struct siw2_tx *tx, u32 n)
 	}
 }
 
+/* DDP plus RDMAP header octets of the current message's FPDUs. */
+static u32 siw2_tx_hdr_len(const struct siw2_tx *tx)
+{
+	if (tx->tagged)
+		return sizeof(struct siw2_ddp_tagged);
+	switch (tx->op) {
+	case SIW2_OP_READ_REQ:
+		return sizeof(struct siw2_ddp_untagged) +
+		       sizeof(struct siw2_rdmap_read_req);
+	case SIW2_OP_ATOMIC_REQ:
+		return sizeof(struct siw2_ddp_untagged) +
+		       sizeof(struct siw2_rdmap_atomic_req);
+	case SIW2_OP_ATOMIC_RESP:
+		return sizeof(struct siw2_ddp_untagged) +
+		       sizeof(struct siw2_rdmap_atomic_resp);
+	default:
+		return sizeof(struct siw2_ddp_untagged);
+	}
+}
+
+/* Atomic Request (EXT-ATOMIC-6..9: unused fields as sent by siw2_sqe_atomic()). */
+static void siw2_tx_hdr_atomic_req(const struct siw2_tx *tx, void *p)
+{
+	const struct siw2_atomic_op *op = &tx->wqe.atomic;
+	struct siw2_rdmap_atomic_req *a = p;
+
+	a->aopcode = cpu_to_be32(op->aop);
+	a->req_id = cpu_to_be32(tx->req_id);
+	a->stag = cpu_to_be32(tx->wqe.rkey);
+	a->to = cpu_to_be64(tx->wqe.raddr);
+	a->add_swap = cpu_to_be64(op->add_swap);
+	a->add_swap_mask = cpu_to_be64(op->add_swap_mask);
+	a->cmp = cpu_to_be64(op->cmp);
+	a->cmp_mask = cpu_to_be64(op->cmp_mask);
+}
+
 static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl)
 {
 	struct siw2_ddp_untagged *h = p;
 	struct siw2_rdmap_read_req *rr = (void *)(h + 1);
+	struct siw2_rdmap_atomic_resp *ar = (void *)(h + 1);
 	const struct siw2_sqe *w = &tx->wqe;
 
 	h->ctrl = cpu_to_be16(ctrl);
@@ -545,8 +701,19 @@ static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl)
 	h->qn = cpu_to_be32(tx->qn);
 	h->msn = cpu_to_be32(tx->msn);
 	h->mo = cpu_to_be32(tx->off);
-	if (tx->op != SIW2_OP_READ_REQ)
+	switch (tx->op) {
+	case SIW2_OP_READ_REQ:
+		break;
+	case SIW2_OP_ATOMIC_REQ:
+		siw2_tx_hdr_atomic_req(tx, h + 1);
+		return siw2_tx_hdr_len(tx);
+	case SIW2_OP_ATOMIC_RESP:
+		ar->orig_req_id = cpu_to_be32(tx->irqe.req_id);
+		ar->orig_value = cpu_to_be64(tx->orig);
+		return siw2_tx_hdr_len(tx);
+	default:
 		return sizeof(*h);
+	}
 	rr->sink_stag = cpu_to_be32(w->num_sge ? w->sge[0].lkey : 0);
 	rr->sink_to = cpu_to_be64(w->num_sge ? w->sge[0].addr : 0);
 	rr->read_size = cpu_to_be32(w->len);
@@ -560,7 +727,7 @@ static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last)
 {
 	struct siw2_tx *tx = &qp->tx;
 	u8 *p = tx->hdr + SIW2_MPA_HDR_LEN;
-	u16 ctrl = siw2_ddp_ctrl(tx->tagged, last, 1, tx->op);
+	u16 ctrl = siw2_ddp_ctrl(tx->tagged, last, tx->rv, tx->op);
 	struct siw2_ddp_tagged *h = (void *)p;
 
 	if (!tx->tagged)
@@ -623,16 +790,13 @@ static void siw2_tx_zc_next(struct siw2_tx *tx)
 static void siw2_tx_build(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
-	u32 hlen = tx->tagged ? sizeof(struct siw2_ddp_tagged) :
-				sizeof(struct siw2_ddp_untagged);
+	u32 hlen = siw2_tx_hdr_len(tx);
 	u32 room, seg = 0, n, pad, i;
 	bool crc = qp->conn.crc;
 	u32 c = ~0U;
 	void *kaddr;
 	size_t ulpdu;
 
-	if (tx->op == SIW2_OP_READ_REQ)
-		hlen += sizeof(struct siw2_rdmap_read_req);
 	room = min(tx->len - tx->off, tx->ulpdu_max - hlen);
 
 	tx->niov = 1;
@@ -710,8 +874,8 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 		tx->nsrc = 0;
 	} else {
 		siw2_tx_put_src(tx);
-		/* A Read completes when its Response is in (siw2_rx.c). */
-		if (tx->op != SIW2_OP_READ_REQ)
+		/* Reads and Atomics complete with their Response (siw2_rx.c). */
+		if (tx->op != SIW2_OP_READ_REQ && tx->op != SIW2_OP_ATOMIC_REQ)
 			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
 	}
 	tx->kind = SIW2_TX_IDLE;

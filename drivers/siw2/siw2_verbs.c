@@ -75,8 +75,12 @@ int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_part_id = SIW2_VENDOR_PART_ID;
 	attr->max_qp = sdev->limit[SIW2_OBJ_QP];
 	attr->max_qp_wr = SIW2_MAX_QP_WR;
-	/* iWARP devices must offer the memory management extensions. */
-	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	/*
+	 * iWARP devices must offer the memory management extensions. Atomic
+	 * Write is a CmpSwap that always matches (DEC-17).
+	 */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = SIW2_MAX_SGE;
 	attr->max_recv_sge = SIW2_MAX_SGE;
@@ -88,8 +92,13 @@ int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = SIW2_MAX_IRD;
 	attr->max_qp_init_rd_atom = SIW2_MAX_ORD;
 	attr->max_res_rd_atom = sdev->limit[SIW2_OBJ_QP] * SIW2_MAX_IRD;
-	attr->atomic_cap = IB_ATOMIC_NONE;
-	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * RFC 7306 atomics run as CPU atomics on the target page, so they are
+	 * atomic against the CPUs too (siw2_atomic.c), on connections to a
+	 * peer that takes them (siw2_conn_ext()).
+	 */
+	attr->atomic_cap = IB_ATOMIC_GLOB;
+	attr->masked_atomic_cap = IB_ATOMIC_GLOB;
 	attr->max_srq = sdev->limit[SIW2_OBJ_SRQ];
 	attr->max_srq_wr = SIW2_MAX_SRQ_WR;
 	attr->max_srq_sge = SIW2_MAX_SRQ_SGE;

@@ -60,7 +60,7 @@
  *              WR_FLUSH_ERR, async event QP_FATAL, ibv_query_qp() ERR or
  *              SQE (reported), no echo.
  *   sq-sge     the same with num_sge 200; sq-inline: with SIW2_WQE_INLINE
- *              and inline_len 100000; sq-rsvd: valid but rsvd[0] = 1.
+ *              and inline_len 100000; sq-rsvd: a Send with an atomic operand set.
  *   sq-prod    SQ ctl->prod = sq.idx + 1000000, then the doorbell
  *              ibv_cmd_post_send(qp, NULL, &bad). Expected: QP_FATAL, QP in
  *              ERR/SQE, completions (if any) only with error status.
@@ -882,7 +882,7 @@ static void put_bad_sqe(struct siw2_qp *s, uint64_t k)
 		e->flags |= SIW2_WQE_INLINE;
 		e->inline_len = 100000;
 	} else {
-		e->rsvd[0] = 1;
+		e->atomic.swap = 1;	/* operands on a Send */
 	}
 	s->sq.idx++;	/* published by the next ibv_post_send() */
 }

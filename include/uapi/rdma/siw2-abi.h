@@ -67,7 +67,9 @@ struct siw2_ring_ctl {
 	__u32 kflags;
 	/* Written by the kernel (work queues): the QP's IB state (IB_QPS_*) */
 	__u32 qp_state;
-	__u32 pad2[14];
+	/* Written by the kernel (send queue) on entering RTS: SIW2_CONN_F_* */
+	__u32 conn_flags;
+	__u32 pad2[13];
 	/* Written by the process (CQ): SIW2_NOTIFY_*, cleared by the kernel */
 	__u32 notify;
 	__u32 pad3[15];
@@ -87,6 +89,14 @@ enum {
 	 * with a full barrier, so one of them always sees the other.
 	 */
 	SIW2_RING_F_BUSY = 1 << 0,
+};
+
+/* siw2_ring_ctl.conn_flags: what the connection's peer takes */
+enum {
+	/* RFC 7306 Atomics and Immediate Data (a siw2 peer) */
+	SIW2_CONN_F_EXT = 1 << 0,
+	/* RDMAP version 2: Send with Immediate Data, RDMA Read V2 */
+	SIW2_CONN_F_RV2 = 1 << 1,
 };
 
 /* siw2_ring_ctl.notify (ibv_req_notify_cq) */
@@ -117,6 +127,13 @@ enum {
  * octets of data follow the header where the SGEs would be. The stride
  * (create_qp response) leaves room for max_send_sge SGEs or
  * max_inline_data octets, whichever is larger.
+ *
+ * Atomics (ATOMIC_FETCH_AND_ADD, ATOMIC_CMP_AND_SWP and their MASKED_
+ * forms) use @raddr/@rkey for the target, one SGE of 8 octets for the
+ * original value, and @atomic as struct ib_atomic_wr names the operands
+ * (a plain FetchAdd or CmpSwap leaves the masks 0). ATOMIC_WRITE takes
+ * its 8 octets from one SGE or as inline data. Every other opcode leaves
+ * @atomic zero.
  */
 struct siw2_sq_wqe {
 	__aligned_u64 wr_id;
@@ -127,7 +144,12 @@ struct siw2_sq_wqe {
 	__aligned_u64 raddr;	/* WRITE, READ */
 	__u32 rkey;		/* WRITE, READ */
 	__u32 inline_len;
-	__aligned_u64 rsvd[4];	/* must be zero */
+	struct {
+		__aligned_u64 compare_add;
+		__aligned_u64 swap;
+		__aligned_u64 compare_add_mask;
+		__aligned_u64 swap_mask;
+	} atomic;
 	struct siw2_ring_sge sge[];
 };
 
