@@ -172,5 +172,7 @@ int siw2_ring_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr);
 void siw2_cq_ex_init(struct siw2_cq *cq);
 void siw2_qp_ex_init(struct siw2_qp *qp);
+void siw2_wr_imm64(struct ibv_qp_ex *qpx, unsigned int opcode, uint32_t rkey,
+		   uint64_t remote_addr, uint32_t inv, uint64_t imm);
 
 #endif /* SIW2_H */

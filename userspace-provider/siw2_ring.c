@@ -78,6 +78,7 @@ static void cqe_to_wc(const struct siw2_cqe *e, struct ibv_wc *wc)
 	wc->vendor_err = e->vendor_err;
 	wc->byte_len = e->byte_len;
 	wc->qp_num = e->qp_num;
+	/* ibv_wc holds one: the immediate, where there are both. */
 	if (e->flags & SIW2_CQE_WITH_IMM) {
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 		wc->imm_data = e->ex;
@@ -177,11 +178,38 @@ static bool peer_takes_ext(const struct siw2_qp *qp)
 	return load_acquire(&qp->sq.ctl->conn_flags) & SIW2_CONN_F_EXT;
 }
 
-static bool is_atomic(unsigned int opcode)
+/* Send with Immediate Data is RDMAP v2 (a siw2 peer with the v2 bit). */
+static bool peer_takes_rv2(const struct siw2_qp *qp)
+{
+	return load_acquire(&qp->sq.ctl->conn_flags) & SIW2_CONN_F_RV2;
+}
+
+/* RFC 7306 messages: atomics, and Immediate Data after a Write. */
+static bool is_ext(unsigned int opcode)
 {
 	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	       opcode == IBV_WR_ATOMIC_WRITE;
+	       opcode == IBV_WR_ATOMIC_WRITE ||
+	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* May the operation be posted on the QP's connection? */
+static int peer_check(const struct siw2_qp *qp, unsigned int opcode)
+{
+	if (opcode == IBV_WR_SEND_WITH_IMM || opcode == SIW2_WR_SEND_WITH_INV_IMM)
+		return peer_takes_rv2(qp) ? 0 : EOPNOTSUPP;
+	if (is_ext(opcode))
+		return peer_takes_ext(qp) ? 0 : EOPNOTSUPP;
+	return 0;
+}
+
+static bool inline_ok(unsigned int opcode)
+{
+	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_INV ||
+	       opcode == IBV_WR_RDMA_WRITE || opcode == IBV_WR_ATOMIC_WRITE ||
+	       opcode == IBV_WR_SEND_WITH_IMM ||
+	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+	       opcode == SIW2_WR_SEND_WITH_INV_IMM;
 }
 
 static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
@@ -194,6 +222,8 @@ static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_LOCAL_INV:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		break;
 	case IBV_WR_RDMA_READ:
 		if (wr->num_sge > 1 || (wr->send_flags & IBV_SEND_INLINE))
@@ -221,18 +251,13 @@ static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 	if (len > UINT32_MAX)
 		return EINVAL;
 	if ((wr->send_flags & IBV_SEND_INLINE) &&
-	    (len > qp->max_inline ||
-	     (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_INV &&
-	      wr->opcode != IBV_WR_RDMA_WRITE &&
-	      wr->opcode != IBV_WR_ATOMIC_WRITE)))
+	    (len > qp->max_inline || !inline_ok(wr->opcode)))
 		return EINVAL;
 	if (wr->opcode == IBV_WR_ATOMIC_WRITE && len != 8)
 		return EINVAL;
 	if (wr->send_flags & ~(unsigned int)SIW2_WQE_FLAGS)
 		return EINVAL;
-	if (is_atomic(wr->opcode) && !peer_takes_ext(qp))
-		return EOPNOTSUPP;
-	return 0;
+	return peer_check(qp, wr->opcode);
 }
 
 static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
@@ -244,6 +269,13 @@ static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
 	e->opcode = wr->opcode;
 	e->flags = wr->send_flags;
 	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+		/* DEC-5: imm_data is octets 0..3 of the 8. */
+		e->imm = (uint64_t)be32toh(wr->imm_data) << 32;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		e->imm = (uint64_t)be32toh(wr->imm_data) << 32;
+		/* fall through */
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_WRITE:
@@ -464,9 +496,11 @@ static void wc_to_cqe(const struct ibv_wc *wc, struct siw2_cqe *e)
 	if (wc->wc_flags & IBV_WC_WITH_IMM) {
 		e->flags = SIW2_CQE_WITH_IMM;
 		e->ex = wc->imm_data;
+		e->imm = (uint64_t)be32toh(wc->imm_data) << 32;
 	} else if (wc->wc_flags & IBV_WC_WITH_INV) {
 		e->flags = SIW2_CQE_WITH_INV;
 		e->ex = wc->invalidated_rkey;
+		e->inv_stag = wc->invalidated_rkey;
 	}
 }
 
@@ -574,11 +608,18 @@ static uint32_t cqx_read_qp_num(struct ibv_cq_ex *cqx)
 	return to_scq_ex(cqx)->cur->qp_num;
 }
 
-/* The SIW2_CQE_* flags have the ibv_wc_flags values. */
+/*
+ * The SIW2_CQE_* flags have the ibv_wc_flags values. With both, as in
+ * cqe_to_wc(), the immediate is what ibv_wc_read_imm_data() returns:
+ * only IBV_WC_WITH_IMM is reported (siw2dv_cq_read_imm() has both).
+ */
 static unsigned int cqx_read_wc_flags(struct ibv_cq_ex *cqx)
 {
-	return to_scq_ex(cqx)->cur->flags &
-	       (SIW2_CQE_WITH_IMM | SIW2_CQE_WITH_INV);
+	uint8_t f = to_scq_ex(cqx)->cur->flags;
+
+	if (f & SIW2_CQE_WITH_IMM)
+		return IBV_WC_WITH_IMM;
+	return f & SIW2_CQE_WITH_INV;
 }
 
 /* Connected iWARP QPs have no source QP, LIDs or service levels. */
@@ -708,14 +749,14 @@ static void qpx_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	}
 }
 
-/* An atomic entry, or NULL: refused towards a peer without atomics. */
-static struct siw2_sq_wqe *wr_atomic(struct ibv_qp_ex *qpx, uint8_t opcode,
+/* An entry for an extension operation, or NULL if the peer lacks it. */
+static struct siw2_sq_wqe *wr_ext(struct ibv_qp_ex *qpx, uint8_t opcode,
 				     uint32_t rkey, uint64_t remote_addr)
 {
 	struct siw2_qp *qp = to_sqp_ex(qpx);
 	struct siw2_sq_wqe *e;
 
-	if (!qp->wr_err && !peer_takes_ext(qp)) {
+	if (!qp->wr_err && peer_check(qp, opcode)) {
 		wr_fail(qp, EOPNOTSUPP);
 		return NULL;
 	}
@@ -731,7 +772,7 @@ static void qpx_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
 				  uint64_t remote_addr, uint64_t compare,
 				  uint64_t swap)
 {
-	struct siw2_sq_wqe *e = wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey,
+	struct siw2_sq_wqe *e = wr_ext(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey,
 					  remote_addr);
 
 	if (e) {
@@ -743,18 +784,56 @@ static void qpx_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
 static void qpx_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 				    uint64_t remote_addr, uint64_t add)
 {
-	struct siw2_sq_wqe *e = wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD,
+	struct siw2_sq_wqe *e = wr_ext(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD,
 					  rkey, remote_addr);
 
 	if (e)
 		e->atomic.compare_add = add;
 }
 
+static void qpx_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, __be32 imm_data)
+{
+	struct siw2_sq_wqe *e = wr_ext(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey,
+					  remote_addr);
+
+	if (e)
+		e->imm = (uint64_t)be32toh(imm_data) << 32;
+}
+
+static void qpx_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	struct siw2_sq_wqe *e = wr_ext(qpx, IBV_WR_SEND_WITH_IMM, 0, 0);
+
+	if (e)
+		e->imm = (uint64_t)be32toh(imm_data) << 32;
+}
+
+/**
+ * siw2_wr_imm64 - start a work request with full 8-byte Immediate Data
+ * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
+ * @opcode: IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM or
+ *	SIW2_WR_SEND_WITH_INV_IMM
+ * @rkey: Write: remote STag; @remote_addr: Write: remote address
+ * @inv: SIW2_WR_SEND_WITH_INV_IMM: the STag to invalidate
+ * @imm: the 8 octets as a big-endian number
+ */
+void siw2_wr_imm64(struct ibv_qp_ex *qpx, unsigned int opcode, uint32_t rkey,
+		   uint64_t remote_addr, uint32_t inv, uint64_t imm)
+{
+	struct siw2_sq_wqe *e = wr_ext(qpx, opcode, rkey, remote_addr);
+
+	if (e) {
+		e->imm = imm;
+		e->inv_stag = inv;
+	}
+}
+
 /* The 8 bytes go inline: no buffer of the caller's is read later. */
 static void qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 				uint64_t remote_addr, const void *atomic_wr)
 {
-	struct siw2_sq_wqe *e = wr_atomic(qpx, IBV_WR_ATOMIC_WRITE, rkey,
+	struct siw2_sq_wqe *e = wr_ext(qpx, IBV_WR_ATOMIC_WRITE, rkey,
 					  remote_addr);
 
 	if (e) {
@@ -839,8 +918,7 @@ static void qpx_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 
 	if (!e)
 		return;
-	if (e->opcode != IBV_WR_SEND && e->opcode != IBV_WR_SEND_WITH_INV &&
-	    e->opcode != IBV_WR_RDMA_WRITE) {
+	if (!inline_ok(e->opcode) || e->opcode == IBV_WR_ATOMIC_WRITE) {
 		wr_fail(qp, EINVAL);
 		return;
 	}
@@ -896,8 +974,8 @@ static void qpx_wr_abort(struct ibv_qp_ex *qpx)
 
 /*
  * The builders of every operation the send queue ring takes, whatever
- * send_ops_flags asked for; immediate data, memory windows, UD and XRC
- * stay NULL. Needs the send queue ring.
+ * send_ops_flags asked for; memory windows, UD and XRC stay NULL. Needs
+ * the send queue ring.
  */
 void siw2_qp_ex_init(struct siw2_qp *qp)
 {
@@ -907,6 +985,8 @@ void siw2_qp_ex_init(struct siw2_qp *qp)
 	qpx->wr_atomic_fetch_add = qpx_wr_atomic_fetch_add;
 	qpx->wr_atomic_write = qpx_wr_atomic_write;
 	qpx->wr_local_inv = qpx_wr_local_inv;
+	qpx->wr_rdma_write_imm = qpx_wr_rdma_write_imm;
+	qpx->wr_send_imm = qpx_wr_send_imm;
 	qpx->wr_rdma_read = qpx_wr_rdma_read;
 	qpx->wr_rdma_write = qpx_wr_rdma_write;
 	qpx->wr_send = qpx_wr_send;

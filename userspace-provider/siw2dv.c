@@ -35,3 +35,54 @@ SIW2_EXPORT int siw2dv_query_qp(struct ibv_qp *ibqp,
 	attr->doorbells = __atomic_load_n(&qp->doorbells, __ATOMIC_RELAXED);
 	return 0;
 }
+
+/* A siw2 QP whose builders are siw2's own (send queue ring), or NULL. */
+static struct siw2_qp *dv_qpx(struct ibv_qp_ex *qpx)
+{
+	struct siw2_qp *qp;
+
+	if (!qpx || !siw2dv_is_siw2_context(qpx->qp_base.context))
+		return NULL;
+	qp = to_sqp_ex(qpx);
+	return qp->sq.map ? qp : NULL;
+}
+
+SIW2_EXPORT void siw2dv_wr_send_imm64(struct ibv_qp_ex *qpx, uint64_t imm)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_imm64(qpx, IBV_WR_SEND_WITH_IMM, 0, 0, 0, imm);
+}
+
+SIW2_EXPORT void siw2dv_wr_send_inv_imm(struct ibv_qp_ex *qpx,
+					uint32_t invalidate_rkey, uint64_t imm)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_imm64(qpx, SIW2_WR_SEND_WITH_INV_IMM, 0, 0,
+			      invalidate_rkey, imm);
+}
+
+SIW2_EXPORT void siw2dv_wr_rdma_write_imm64(struct ibv_qp_ex *qpx,
+					    uint32_t rkey,
+					    uint64_t remote_addr, uint64_t imm)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_imm64(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey,
+			      remote_addr, 0, imm);
+}
+
+SIW2_EXPORT int siw2dv_cq_read_imm(struct ibv_cq_ex *cqx, uint64_t *imm,
+				   uint32_t *inv_rkey)
+{
+	const struct siw2_cqe *e;
+
+	if (!cqx || !imm ||
+	    !siw2dv_is_siw2_context(ibv_cq_ex_to_cq(cqx)->context))
+		return EINVAL;
+	e = to_scq_ex(cqx)->cur;
+	if (!e)
+		return EINVAL;
+	if (inv_rkey)
+		*inv_rkey = e->flags & SIW2_CQE_WITH_INV ? e->inv_stag : 0;
+	*imm = e->flags & SIW2_CQE_WITH_IMM ? e->imm : 0;
+	return e->flags & SIW2_CQE_WITH_IMM ? 0 : ENOENT;
+}

@@ -8,8 +8,8 @@
  * provider, or RDMAV_DRIVERS=<dir>/libsiw2 for a build tree): a device
  * driven by another copy is not a siw2 device to these functions.
  *
- * Later versions add the Commit (flush to persistence) operation and
- * 8-byte immediate data here; SIW2DV_VERSION tells which are present.
+ * Later versions add the Commit (flush to persistence) operation here;
+ * SIW2DV_VERSION tells which functions are present.
  */
 #ifndef SIW2DV_H
 #define SIW2DV_H
@@ -23,8 +23,13 @@
 extern "C" {
 #endif
 
-/* 1: siw2dv_is_siw2_context(), siw2dv_query_qp() */
-#define SIW2DV_VERSION 1
+/*
+ * 1: siw2dv_is_siw2_context(), siw2dv_query_qp()
+ * 2: 8-byte Immediate Data: siw2dv_wr_send_imm64(),
+ *    siw2dv_wr_rdma_write_imm64(), siw2dv_wr_send_inv_imm(),
+ *    siw2dv_cq_read_imm()
+ */
+#define SIW2DV_VERSION 2
 
 /* True if @ctx is a device context of this siw2 provider. */
 bool siw2dv_is_siw2_context(struct ibv_context *ctx);
@@ -50,6 +55,36 @@ struct siw2dv_qp_attr {
  * argument, or EOPNOTSUPP if @qp is not a siw2 QP.
  */
 int siw2dv_query_qp(struct ibv_qp *qp, struct siw2dv_qp_attr *attr);
+
+/*
+ * Immediate Data is 8 octets on the wire (RFC 7306, RDMAP v2); verbs
+ * carry 4 of them (octets 0..3, the rest zero). These take and return all
+ * 8, as the big-endian number they form: octet 0 is imm >> 56.
+ *
+ * The builders work like ibv_wr_send_imm() and ibv_wr_rdma_write_imm()
+ * between ibv_wr_start() and ibv_wr_complete() on a QP made with
+ * ibv_create_qp_ex() (the data follows with ibv_wr_set_sge*() or
+ * ibv_wr_set_inline_data*()). A Send with Invalidate and Immediate Data
+ * has no verb at all. Errors surface at ibv_wr_complete(): EOPNOTSUPP when
+ * the connection lacks the operation (Send with Immediate Data needs
+ * RDMAP v2 with a siw2 peer; a Write with Immediate needs a siw2 peer),
+ * EINVAL when @qp is not a siw2 QP with rings.
+ */
+void siw2dv_wr_send_imm64(struct ibv_qp_ex *qp, uint64_t imm);
+void siw2dv_wr_send_inv_imm(struct ibv_qp_ex *qp, uint32_t invalidate_rkey,
+			    uint64_t imm);
+void siw2dv_wr_rdma_write_imm64(struct ibv_qp_ex *qp, uint32_t rkey,
+				uint64_t remote_addr, uint64_t imm);
+
+/*
+ * The completion at the cursor of @cq (between ibv_start_poll() and
+ * ibv_end_poll()): sets *@imm to its 8 octets of Immediate Data and, if
+ * @inv_rkey is not NULL, *@inv_rkey to the STag a Send with Invalidate
+ * invalidated (0 if none). Returns 0, ENOENT if the completion carries no
+ * immediate data (*@imm is 0 then), or EINVAL if @cq is not a siw2 CQ.
+ */
+int siw2dv_cq_read_imm(struct ibv_cq_ex *cq, uint64_t *imm,
+		       uint32_t *inv_rkey);
 
 #ifdef __cplusplus
 }

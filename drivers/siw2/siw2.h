@@ -218,6 +218,9 @@ struct siw2_rqe {
  * @reg_access: IB_WR_REG_MR: the rights granted
  * @atomic: atomics: the Atomic Request's operation (IB_WR_ATOMIC_WRITE
  *	takes its Swap Data from @sge when the request starts)
+ * @imm: *_WITH_IMM: the 8 octets of Immediate Data, big-endian number
+ * @inv_imm: IB_WR_SEND_WITH_IMM that also invalidates @inv_stag (a Send
+ *	with Invalidate and Immediate Data; no verb, the ring's own opcode)
  * @state: SIW2_SQE_* (siw2_dp.h), under the SQ lock
  * @status: completion status once @state is SIW2_SQE_DONE
  */
@@ -235,6 +238,8 @@ struct siw2_sqe {
 	u32 reg_key;
 	int reg_access;
 	struct siw2_atomic_op atomic;
+	u64 imm;
+	bool inv_imm;
 	u8 state;
 	bool bad;	/* a ring entry that failed its checks */
 	enum ib_wc_status status;
@@ -307,6 +312,7 @@ enum siw2_qp_state {
  * @cep: the connection endpoint, from connect/accept until the
  *	connection ends; RTS needs one in RDMA mode (@state_lock)
  * @conn: what the MPA exchange settled (@state_lock)
+ * @read_v2: RDMA Reads go as Read V2 (DEC-15), set with @conn
  * @sq: send queue (siw2_sqe)
  * @rq: receive queue (siw2_rqe), unused with an SRQ
  * @srq: shared receive queue or NULL
@@ -349,6 +355,7 @@ struct siw2_qp {
 	struct completion released;
 	struct siw2_cep *cep;
 	struct siw2_mpa_conn conn;
+	bool read_v2;
 	struct siw2_wq sq;
 	struct siw2_wq rq;
 	struct siw2_srq *srq;
@@ -483,7 +490,18 @@ int siw2_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int siw2_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int siw2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int siw2_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void siw2_cq_add(struct siw2_cq *cq, const struct ib_wc *wc, bool solicited);
+/**
+ * struct siw2_wc_ext - what a user CQE carries beyond struct ib_wc
+ * @imm: all 8 octets of Immediate Data, as a big-endian number
+ * @with_imm: @imm is valid, also where @wc reports only an invalidation
+ */
+struct siw2_wc_ext {
+	u64 imm;
+	bool with_imm;
+};
+
+void siw2_cq_add(struct siw2_cq *cq, const struct ib_wc *wc,
+		 const struct siw2_wc_ext *x, bool solicited);
 void siw2_cq_purge_qp(struct siw2_cq *cq, struct ib_qp *qp);
 
 /* siw2_mem.c */
@@ -530,6 +548,7 @@ int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 
 /* siw2_qp.c */
+extern bool siw2_read_v2;
 int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata);
 int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -309,7 +309,8 @@ static void siw2_cq_overrun(struct siw2_cq *cq)
  * false when the ring is full, else whether the process armed for it.
  */
 static bool siw2_cq_ring_add(struct siw2_cq *cq, const struct ib_wc *wc,
-			     bool solicited, bool *full)
+			     const struct siw2_wc_ext *x, bool solicited,
+			     bool *full)
 {
 	struct siw2_ring_ctl *ctl = cq->ring->ctl;
 	struct siw2_cqe *e;
@@ -333,7 +334,15 @@ static bool siw2_cq_ring_add(struct siw2_cq *cq, const struct ib_wc *wc,
 	e->ex = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
 			wc->ex.invalidate_rkey : (__force u32)wc->ex.imm_data;
 	e->vendor_err = wc->vendor_err;
-	e->rsvd2 = 0;
+	e->inv_stag = wc->wc_flags & IB_WC_WITH_INVALIDATE ?
+		      wc->ex.invalidate_rkey : 0;
+	e->imm = 0;
+	if (x && x->with_imm) {
+		/* Both values, where struct ib_wc holds only one. */
+		e->flags |= SIW2_CQE_WITH_IMM;
+		e->ex = (__force u32)cpu_to_be32(x->imm >> 32);
+		e->imm = x->imm;
+	}
 	/* The entry before the index (pairs with the process's acquire). */
 	smp_store_release(&ctl->prod, ++cq->ring_prod);
 	/*
@@ -352,19 +361,21 @@ static bool siw2_cq_ring_add(struct siw2_cq *cq, const struct ib_wc *wc,
  * siw2_cq_add - queue one completion and notify an armed consumer
  * @cq: CQ
  * @wc: the completion
+ * @x: what a user CQE carries beyond @wc (8-byte immediate), or NULL
  * @solicited: the completion satisfies a solicited-only request
  *
  * A full CQ is the consumer's sizing error (IB spec: CQ overrun); the
  * completion is lost and the consumer gets IB_EVENT_CQ_ERR.
  */
-void siw2_cq_add(struct siw2_cq *cq, const struct ib_wc *wc, bool solicited)
+void siw2_cq_add(struct siw2_cq *cq, const struct ib_wc *wc,
+		 const struct siw2_wc_ext *x, bool solicited)
 {
 	unsigned long flags;
 	bool notify = false, full;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->ring) {
-		notify = siw2_cq_ring_add(cq, wc, solicited, &full);
+		notify = siw2_cq_ring_add(cq, wc, x, solicited, &full);
 		spin_unlock_irqrestore(&cq->lock, flags);
 		if (full)
 			siw2_cq_overrun(cq);

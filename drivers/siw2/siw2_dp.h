@@ -142,6 +142,8 @@ enum siw2_tx_kind {
  * @inval: Send with Invalidate: the STag to invalidate
  * @msn_next: the next MSN per untagged queue (QN 0, 1, 2, 3)
  * @qn3_next: the QN 3 MSN the next Atomic Request's response will carry
+ * @imm_next: an Immediate Data message follows the current Write
+ * @imm_sent: Send with Immediate Data: its last (immediate) segment is built
  * @req_id: Atomic Request: its Request Identifier
  * @orig: Atomic Response: the target's value before the operation
  * @rv: RDMAP version of every message sent (DEC-4)
@@ -194,6 +196,8 @@ struct siw2_tx {
 	u32 inval;
 	u32 msn_next[4];
 	u32 qn3_next;
+	bool imm_next;
+	bool imm_sent;
 	u32 req_id;
 	u64 orig;
 	u8 rv;
@@ -228,6 +232,7 @@ enum siw2_rx_sink {
 	SIW2_RX_SINK_MR,	/* tagged: @mr at @va */
 	SIW2_RX_SINK_RQE,	/* untagged Send: the receive's SGEs */
 	SIW2_RX_SINK_TERM,	/* a Terminate's payload: @term_buf */
+	SIW2_RX_SINK_RV2,	/* a Read V2 Response: the Read's SGEs */
 };
 
 /**
@@ -256,6 +261,9 @@ enum siw2_rx_sink {
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
  * @msgs: messages whose last segment's header came in (the TX doorbell
  *	compares it)
+ * @rv2_sge: the sink SGEs of the Read V2 being answered (@rv2_n, loaded
+ *	at its first response segment), @rv2_mr their MRs, referenced
+ * @rv2_si: current @rv2_sge, @rv2_soff: offset in it
  */
 struct siw2_rx {
 	enum siw2_rx_stage stage;
@@ -290,6 +298,11 @@ struct siw2_rx {
 	u32 term_have;
 	bool first_seen;
 	u32 msgs;
+	struct siw2_sge rv2_sge[SIW2_MAX_SGE];
+	struct siw2_mr *rv2_mr[SIW2_MAX_SGE];
+	u32 rv2_n;
+	u32 rv2_si;
+	u32 rv2_soff;
 };
 
 /* siw2_mem.c: the MR view of the data path */

@@ -9,6 +9,7 @@
  * moves a QP to RTS, once its connection is in RDMA mode (siw2_qp_llp_up()).
  */
 
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/sock.h>
@@ -59,6 +60,11 @@ const char *siw2_qp_state_name(enum siw2_qp_state state)
 #define SIW2_QP_ACCESS_SUPPORTED                                         \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |                \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+bool siw2_read_v2;
+module_param_named(read_v2, siw2_read_v2, bool, 0644);
+MODULE_PARM_DESC(read_v2,
+		 "send RDMA Reads as Read V2 on RDMAP v2 connections (DEC-15; default: off)");
 
 /**
  * siw2_wc_opcode - the completion opcode of a send work request
@@ -116,7 +122,7 @@ void siw2_qp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
 		.qp = &qp->base,
 	};
 
-	siw2_cq_add(cq, &wc, solicited);
+	siw2_cq_add(cq, &wc, NULL, solicited);
 }
 
 static void siw2_flush_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
@@ -777,6 +783,16 @@ int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 		if (!siw2_conn_ext(&qp->conn))
 			return -EOPNOTSUPP;
 		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* A Write, then Immediate Data (DEC-16): RFC 7306. */
+		if (!siw2_conn_ext(&qp->conn))
+			return -EOPNOTSUPP;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		/* Send with Immediate Data is RDMAP v2 only (V2-HDR-4). */
+		if (siw2_conn_rv(&qp->conn) != SIW2_RDMAP_V2)
+			return -EOPNOTSUPP;
+		break;
 	case IB_WR_ATOMIC_WRITE:
 		/* 8 octets, from one SGE or inline (DEC-17). */
 		if (num_sge > 1 || len != sizeof(u64))
@@ -786,8 +802,13 @@ int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 		break;
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
-		/* One sink per Read Request (RFC 5040 4.4): max_sge_rd. */
-		if (num_sge > SIW2_MAX_SGE_RD || inl)
+		/*
+		 * One sink per Read Request (RFC 5040 4.4): max_sge_rd. A
+		 * Read V2 names no sink on the wire, so any local SGE list
+		 * will do (DEC-7).
+		 */
+		if ((num_sge > SIW2_MAX_SGE_RD && !READ_ONCE(qp->read_v2)) ||
+		    inl)
 			return -EINVAL;
 		break;
 	case IB_WR_REG_MR:
@@ -801,7 +822,9 @@ int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
 		return -EINVAL;
 	if (inl && (len > qp->cap.max_inline_data ||
 		    (opcode != IB_WR_SEND && opcode != IB_WR_SEND_WITH_INV &&
-		     opcode != IB_WR_RDMA_WRITE && opcode != IB_WR_ATOMIC_WRITE)))
+		     opcode != IB_WR_RDMA_WRITE && opcode != IB_WR_ATOMIC_WRITE &&
+		     opcode != IB_WR_SEND_WITH_IMM &&
+		     opcode != IB_WR_RDMA_WRITE_WITH_IMM)))
 		return -EINVAL;
 	return 0;
 }
@@ -916,11 +939,18 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 	for (i = 0; i < sqe->num_sge; i++)
 		sqe->len += sqe->sge[i].length;
 	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* DEC-5: the verbs' 4 octets are octets 0..3 of the 8. */
+		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
+		fallthrough;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
 		sqe->raddr = rdma_wr(wr)->remote_addr;
 		sqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
 		break;
 	case IB_WR_ATOMIC_WRITE:
 		sqe->raddr = rdma_wr(wr)->remote_addr;
@@ -1225,6 +1255,8 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		rv = -ECONNABORTED;
 	} else {
 		qp->conn = *conn;
+		WRITE_ONCE(qp->read_v2, READ_ONCE(siw2_read_v2) &&
+			   siw2_conn_rv(conn) == SIW2_RDMAP_V2);
 		qp->ird = min_t(u32, conn->ird, SIW2_MAX_IRD);
 		qp->ord = min_t(u32, conn->ord, SIW2_MAX_ORD);
 		qp->sock = sock;

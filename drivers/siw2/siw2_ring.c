@@ -154,8 +154,21 @@ static const u8 siw2_sq_ring_ops[] = {
 	IB_WR_RDMA_WRITE, IB_WR_SEND, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ,
 	IB_WR_LOCAL_INV, IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
 	IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
-	IB_WR_ATOMIC_WRITE,
+	IB_WR_ATOMIC_WRITE, IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE_WITH_IMM,
+	SIW2_WR_SEND_WITH_INV_IMM,
 };
+
+static bool siw2_sq_ring_op_imm(u8 op)
+{
+	return op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM ||
+	       op == SIW2_WR_SEND_WITH_INV_IMM;
+}
+
+/* The opcode as the kernel's work requests name it. */
+static enum ib_wr_opcode siw2_sq_ring_op(u8 op)
+{
+	return op == SIW2_WR_SEND_WITH_INV_IMM ? IB_WR_SEND_WITH_IMM : op;
+}
 
 static bool siw2_sq_ring_op_atomic(u8 op)
 {
@@ -190,15 +203,18 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 	if (!siw2_sq_ring_op_ok(e->opcode) || e->flags & ~SIW2_WQE_FLAGS ||
 	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
 		return false;
+	/* Operands only where the opcode has them (imm is compare_add). */
 	if (!siw2_sq_ring_op_atomic(e->opcode) &&
-	    (e->atomic.compare_add || e->atomic.swap ||
-	     e->atomic.compare_add_mask || e->atomic.swap_mask))
+	    ((e->atomic.compare_add && !siw2_sq_ring_op_imm(e->opcode)) ||
+	     e->atomic.swap || e->atomic.compare_add_mask ||
+	     e->atomic.swap_mask))
 		return false;
 	if (inl)
 		len = e->inline_len;
 	for (i = 0; i < e->num_sge; i++)
 		len += e->sge[i].length;
-	return !siw2_send_wr_check(qp, e->opcode, inl, e->num_sge, len);
+	return !siw2_send_wr_check(qp, siw2_sq_ring_op(e->opcode), inl,
+				   e->num_sge, len);
 }
 
 static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
@@ -216,13 +232,17 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 		sqe->bad = true;
 		return;
 	}
-	sqe->opcode = e->opcode;
+	sqe->opcode = siw2_sq_ring_op(e->opcode);
+	sqe->inv_imm = e->opcode == SIW2_WR_SEND_WITH_INV_IMM;
 	sqe->send_flags = e->flags;	/* the IB_SEND_* values */
 	sqe->raddr = e->raddr;
 	sqe->rkey = e->rkey;
 	sqe->inv_stag = e->inv_stag;
-	siw2_sqe_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
-			e->atomic.compare_add_mask, e->atomic.swap_mask);
+	if (siw2_sq_ring_op_imm(e->opcode))
+		sqe->imm = e->imm;
+	else
+		siw2_sqe_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
+				e->atomic.compare_add_mask, e->atomic.swap_mask);
 	if (e->flags & SIW2_WQE_INLINE) {
 		sqe->len = e->inline_len;
 		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data,
@@ -271,7 +291,7 @@ int siw2_qp_rings_create(struct siw2_qp *qp, struct siw2_ucontext *uctx,
 	BUILD_BUG_ON(sizeof(struct siw2_ring_ctl) != SIW2_RING_CTL_SIZE);
 	BUILD_BUG_ON(sizeof(struct siw2_sq_wqe) != 64);
 	BUILD_BUG_ON(sizeof(struct siw2_rq_wqe) != 16);
-	BUILD_BUG_ON(sizeof(struct siw2_cqe) != 32);
+	BUILD_BUG_ON(sizeof(struct siw2_cqe) != 40);
 	BUILD_BUG_ON(64 + SIW2_MAX_SGE * sizeof(struct siw2_ring_sge) >
 		     SIW2_RING_STRIDE_MAX);
 

@@ -87,6 +87,18 @@ static void siw2_rx_put_mr(struct siw2_rx *rx)
 	rx->mr = NULL;
 }
 
+/* Drop the sink of a Read V2 (its last response came, or the stream died). */
+static void siw2_rx_put_rv2(struct siw2_rx *rx)
+{
+	u32 i;
+
+	for (i = 0; i < rx->rv2_n; i++)
+		if (rx->rv2_mr[i])
+			siw2_mr_put(rx->rv2_mr[i]);
+	memset(rx->rv2_mr, 0, sizeof(rx->rv2_mr));
+	rx->rv2_n = 0;
+}
+
 /* Complete the receive being filled, with an error, and drop it. */
 static void siw2_rx_rqe_error(struct siw2_qp *qp, enum ib_wc_status status)
 {
@@ -109,6 +121,7 @@ void siw2_rx_release(struct siw2_qp *qp)
 {
 	siw2_rx_rqe_error(qp, IB_WC_WR_FLUSH_ERR);
 	siw2_rx_put_mr(&qp->rx);
+	siw2_rx_put_rv2(&qp->rx);
 }
 
 static void siw2_rx_err(struct siw2_rx *rx, u8 layer, u8 etype, u8 code)
@@ -464,6 +477,99 @@ static void siw2_rx_begin_atomic_resp(struct siw2_qp *qp)
 			    SIW2_TERM_RDMAP_CATASTROPHIC);
 }
 
+/*
+ * Load the local sink of the Read V2 in ORQ entry @o: every SGE of its
+ * work request, with LOCAL_WRITE only (V2 needs no remote access, DEC-7).
+ */
+static bool siw2_rx_load_rv2(struct siw2_qp *qp, const struct siw2_orqe *o)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_at(&qp->sq, o->slot);
+	rx->rv2_n = sqe->num_sge;
+	memcpy(rx->rv2_sge, sqe->sge, sizeof(rx->rv2_sge));
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	rx->rv2_si = 0;
+	rx->rv2_soff = 0;
+	for (i = 0; i < rx->rv2_n; i++) {
+		struct siw2_sge *s = &rx->rv2_sge[i];
+
+		if (s->length &&
+		    siw2_mr_lookup(qp->sdev, qp->base.pd, s->lkey, s->addr,
+				   s->length, IB_ACCESS_LOCAL_WRITE,
+				   &rx->rv2_mr[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Read V2 Response (DEC-8): the oldest outstanding QN 1 request must be a
+ * Read V2, the QN 3 MSN its own, the MO where the last segment ended, and
+ * the data must fit its sink.
+ */
+static void siw2_rx_begin_rv2_resp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	struct siw2_orqe o = {};
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	bool found = false;
+	u32 len = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->orq_count) {
+		o = qp->orq[qp->orq_head];
+		sqe = siw2_wq_at(&qp->sq, o.slot);
+		len = sqe->len;
+		found = true;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!found) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_NO_BUF);
+		return;
+	}
+	if (o.op != SIW2_OP_READ_V2_REQ) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_BAD_OPCODE);
+		return;
+	}
+	if (in->msn != rx->msn_expect[SIW2_QN_RESPONSE] ||
+	    in->msn != o.qn3_msn) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (in->mo != o.got) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_BAD_MO);
+		return;
+	}
+	if ((u64)o.got + in->payload_len > len) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_TOO_LONG);
+		return;
+	}
+	if (!o.got && !rx->rv2_n && !siw2_rx_load_rv2(qp, &o)) {
+		/* The sink was deregistered meanwhile: a local error. */
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
+			    SIW2_TERM_ETYPE_CATASTROPHIC, 0);
+		return;
+	}
+	if (in->payload_len)
+		rx->sink = SIW2_RX_SINK_RV2;
+}
+
 static void siw2_rx_begin_term(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
@@ -489,6 +595,15 @@ static const siw2_rx_fn siw2_rx_begin_fns[SIW2_RDMAP_OP_MASK + 1] = {
 	[SIW2_OP_SEND_SE] = siw2_rx_begin_send,
 	[SIW2_OP_SEND_SE_INV] = siw2_rx_begin_send,
 	[SIW2_OP_TERMINATE] = siw2_rx_begin_term,
+	/* Immediate Data consumes a receive, places nothing (DEC-16). */
+	[SIW2_OP_IMM] = siw2_rx_begin_send,
+	[SIW2_OP_IMM_SE] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_IMM] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_INV_IMM] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_SE_IMM] = siw2_rx_begin_send,
+	[SIW2_OP_SEND_SE_INV_IMM] = siw2_rx_begin_send,
+	[SIW2_OP_READ_V2_REQ] = siw2_rx_begin_read_req,
+	[SIW2_OP_READ_V2_RESP] = siw2_rx_begin_rv2_resp,
 	[SIW2_OP_ATOMIC_REQ] = siw2_rx_begin_atomic_req,
 	[SIW2_OP_ATOMIC_RESP] = siw2_rx_begin_atomic_resp,
 };
@@ -622,6 +737,34 @@ static int siw2_rx_to_rqe(struct siw2_qp *qp, struct sk_buff *skb,
 	return len;
 }
 
+static int siw2_rx_to_rv2(struct siw2_qp *qp, struct sk_buff *skb,
+			  unsigned int off, u32 len)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_sge *s;
+	u32 done = 0, n;
+	void *kaddr;
+
+	while (done < len) {
+		s = &rx->rv2_sge[rx->rv2_si];
+		if (rx->rv2_soff == s->length) {
+			/* Checked against the total: a next SGE exists. */
+			rx->rv2_si++;
+			rx->rv2_soff = 0;
+			continue;
+		}
+		n = siw2_mr_kaddr(rx->rv2_mr[rx->rv2_si],
+				  s->addr + rx->rv2_soff,
+				  min(len - done, s->length - rx->rv2_soff),
+				  &kaddr);
+		if (siw2_rx_copy(qp, skb, off + done, kaddr, n))
+			return -EFAULT;
+		rx->rv2_soff += n;
+		done += n;
+	}
+	return len;
+}
+
 /* Payload nobody gets: only the CRC sees it. */
 static int siw2_rx_skip(struct siw2_qp *qp, struct sk_buff *skb,
 			unsigned int off, u32 len)
@@ -674,6 +817,9 @@ static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
 		break;
 	case SIW2_RX_SINK_TERM:
 		rv = siw2_rx_to_term(qp, skb, off, n);
+		break;
+	case SIW2_RX_SINK_RV2:
+		rv = siw2_rx_to_rv2(qp, skb, off, n);
 		break;
 	default:
 		rv = siw2_rx_skip(qp, skb, off, n);
@@ -731,6 +877,14 @@ static void siw2_rx_end_rresp(struct siw2_qp *qp)
 	siw2_tx_kick(qp);
 }
 
+/*
+ * A message on QN 0 is complete: a Send (any of the eight), or Immediate
+ * Data (EXT-IMM-3: the 8 octets go with the completion; DEC-16: it
+ * reports as the receive of a Write with Immediate, 0 octets). The
+ * kernel's struct ib_wc holds one of an immediate and an invalidated
+ * STag: with both, it reports the invalidation (DIGEST 4.1); a user CQE
+ * gets both (@x).
+ */
 static void siw2_rx_end_send(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
@@ -741,11 +895,32 @@ static void siw2_rx_end_send(struct siw2_qp *qp)
 		.opcode = IB_WC_RECV,
 		.qp = &qp->base,
 	};
-	bool se;
+	struct siw2_wc_ext x = { .imm = in->imm };
+	bool se, inv;
 
 	if (!in->last)
 		return;
-	if (in->opcode == SIW2_OP_SEND_INV || in->opcode == SIW2_OP_SEND_SE_INV) {
+	switch (in->opcode) {
+	case SIW2_OP_IMM:
+	case SIW2_OP_IMM_SE:
+		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		fallthrough;
+	case SIW2_OP_SEND_IMM:
+	case SIW2_OP_SEND_INV_IMM:
+	case SIW2_OP_SEND_SE_IMM:
+	case SIW2_OP_SEND_SE_INV_IMM:
+		x.with_imm = true;
+		wc.wc_flags = IB_WC_WITH_IMM;
+		/* DEC-5: the verbs see octets 0..3. */
+		wc.ex.imm_data = cpu_to_be32(in->imm >> 32);
+		break;
+	default:
+		break;
+	}
+	inv = in->opcode == SIW2_OP_SEND_INV || in->opcode == SIW2_OP_SEND_SE_INV ||
+	      in->opcode == SIW2_OP_SEND_INV_IMM ||
+	      in->opcode == SIW2_OP_SEND_SE_INV_IMM;
+	if (inv) {
 		if (siw2_mr_invalidate(qp->sdev, qp->base.pd, in->inval_stag)) {
 			siw2_rx_rqe_error(qp, IB_WC_LOC_PROT_ERR);
 			siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
@@ -757,10 +932,12 @@ static void siw2_rx_end_send(struct siw2_qp *qp)
 		wc.ex.invalidate_rkey = in->inval_stag;
 	}
 	wc.byte_len = rx->msg_len;
-	se = in->opcode == SIW2_OP_SEND_SE || in->opcode == SIW2_OP_SEND_SE_INV;
+	se = in->opcode == SIW2_OP_SEND_SE || in->opcode == SIW2_OP_SEND_SE_INV ||
+	     in->opcode == SIW2_OP_IMM_SE || in->opcode == SIW2_OP_SEND_SE_IMM ||
+	     in->opcode == SIW2_OP_SEND_SE_INV_IMM;
 	siw2_rx_put_rqe(rx);
 	rx->msn_expect[SIW2_QN_SEND]++;
-	siw2_cq_add(qp->rcq, &wc, se);
+	siw2_cq_add(qp->rcq, &wc, x.with_imm ? &x : NULL, se);
 }
 
 static void siw2_rx_end_read_req(struct siw2_qp *qp)
@@ -774,7 +951,7 @@ static void siw2_rx_end_read_req(struct siw2_qp *qp)
 	full = qp->irq_count == qp->ird;
 	if (!full) {
 		e = &qp->irq[(qp->irq_head + qp->irq_count) % qp->ird];
-		e->op = SIW2_OP_READ_REQ;
+		e->op = in->opcode;	/* Read or Read V2 (DEC-7) */
 		e->mr = rx->mr;
 		e->sink_stag = in->sink_stag;
 		e->sink_to = in->sink_to;
@@ -791,6 +968,53 @@ static void siw2_rx_end_read_req(struct siw2_qp *qp)
 		return;
 	}
 	rx->msn_expect[SIW2_QN_READ_REQ]++;
+	siw2_tx_kick(qp);
+}
+
+/* A Read V2 Response segment is in; the last one completes the Read. */
+static void siw2_rx_end_rv2_resp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_orqe *o;
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	u32 slot = 0, sink = 0;
+	bool done = false;
+	int inv = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	o = &qp->orq[qp->orq_head];
+	o->got += rx->info.payload_len;
+	if (rx->info.last) {
+		slot = o->slot;
+		sqe = siw2_wq_at(&qp->sq, slot);
+		if (o->got != sqe->len) {
+			/* A response shorter than the Read asked for. */
+			spin_unlock_irqrestore(&qp->sq.lock, flags);
+			siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
+				    SIW2_TERM_ETYPE_REMOTE_OP,
+				    SIW2_TERM_RDMAP_CATASTROPHIC);
+			return;
+		}
+		if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV)
+			sink = sqe->sge[0].lkey;
+		qp->orq_head = (qp->orq_head + 1) % qp->ord;
+		qp->orq_count--;
+		done = true;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!done)
+		return;
+	siw2_rx_put_rv2(rx);
+	rx->msn_expect[SIW2_QN_RESPONSE]++;
+	if (sink)
+		inv = siw2_mr_invalidate(qp->sdev, qp->base.pd, sink);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_at(&qp->sq, slot);
+	sqe->status = inv ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	sqe->state = SIW2_SQE_DONE;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_sq_reap(qp);
 	siw2_tx_kick(qp);
 }
 
@@ -910,7 +1134,11 @@ static void siw2_rx_end(struct siw2_qp *qp)
 		siw2_rx_end_rresp(qp);
 		break;
 	case SIW2_OP_READ_REQ:
+	case SIW2_OP_READ_V2_REQ:
 		siw2_rx_end_read_req(qp);
+		break;
+	case SIW2_OP_READ_V2_RESP:
+		siw2_rx_end_rv2_resp(qp);
 		break;
 	case SIW2_OP_TERMINATE:
 		siw2_rx_end_term(qp);
@@ -944,6 +1172,7 @@ static void siw2_rx_fail(struct siw2_qp *qp, const struct siw2_term_code *c,
 
 	rx->stage = SIW2_RX_DEAD;
 	siw2_rx_put_mr(rx);
+	siw2_rx_put_rv2(rx);
 	if (test_and_set_bit(0, &qp->dp_failed))
 		return;
 	if (hdrs) {

@@ -301,12 +301,12 @@ static enum siw2_mem_err siw2_tx_load_sges(struct siw2_qp *qp,
 }
 
 /* The QN 1 request a work request sends, 0 for none (siw2_orqe.op). */
-static u8 siw2_tx_orq_op(enum ib_wr_opcode opcode)
+static u8 siw2_tx_orq_op(struct siw2_qp *qp, enum ib_wr_opcode opcode)
 {
 	switch (opcode) {
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
-		return SIW2_OP_READ_REQ;
+		return qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
@@ -364,9 +364,41 @@ static u8 siw2_tx_send_op(const struct siw2_sqe *wqe)
 {
 	bool se = wqe->send_flags & IB_SEND_SOLICITED;
 
+	if (wqe->opcode == IB_WR_SEND_WITH_IMM && wqe->inv_imm)
+		return se ? SIW2_OP_SEND_SE_INV_IMM : SIW2_OP_SEND_INV_IMM;
+	if (wqe->opcode == IB_WR_SEND_WITH_IMM)
+		return se ? SIW2_OP_SEND_SE_IMM : SIW2_OP_SEND_IMM;
 	if (wqe->opcode == IB_WR_SEND_WITH_INV)
 		return se ? SIW2_OP_SEND_SE_INV : SIW2_OP_SEND_INV;
 	return se ? SIW2_OP_SEND_SE : SIW2_OP_SEND;
+}
+
+/* A Send with Immediate Data: its last segment is the 8 octets (DEC-6). */
+static bool siw2_tx_imm_tail(const struct siw2_tx *tx)
+{
+	return tx->op >= SIW2_OP_SEND_IMM && tx->op <= SIW2_OP_SEND_SE_INV_IMM;
+}
+
+/*
+ * Make the current work request's next message an Immediate Data
+ * message (EXT-IMM-5/10): alone, or after the Write of an
+ * IB_WR_RDMA_WRITE_WITH_IMM (DEC-16).
+ */
+static void siw2_tx_imm_msg(struct siw2_tx *tx)
+{
+	tx->imm_next = false;
+	tx->op = tx->wqe.send_flags & IB_SEND_SOLICITED ? SIW2_OP_IMM_SE :
+							   SIW2_OP_IMM;
+	tx->tagged = false;
+	tx->qn = SIW2_QN_SEND;		/* EXT-IMM-9 */
+	tx->msn = tx->msn_next[SIW2_QN_SEND]++;
+	tx->inval = 0;
+	tx->len = 0;
+	tx->off = 0;
+	tx->si = 0;
+	tx->soff = 0;
+	tx->fpdus = 0;
+	tx->inline_buf = NULL;
 }
 
 /*
@@ -386,6 +418,8 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 	tx->nsrc = 0;
 	tx->inline_buf = NULL;
 	tx->fpdus = 0;
+	tx->imm_next = false;
+	tx->imm_sent = false;
 	if (wqe->bad) {
 		/* A ring entry the process filled in wrong. */
 		siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_QP_OP_ERR);
@@ -415,7 +449,8 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 			return;
 		}
 		siw2_tx_put_src(tx);
-		tx->op = SIW2_OP_READ_REQ;
+		/* DEC-15: the response will be untagged, on QN 3. */
+		tx->op = qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ;
 		tx->tagged = false;
 		tx->qn = SIW2_QN_READ_REQ;
 		tx->msn = tx->msn_next[SIW2_QN_READ_REQ]++;
@@ -448,18 +483,23 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 			return;
 		}
 		tx->len = wqe->len;
-		if (wqe->opcode == IB_WR_RDMA_WRITE) {
+		if (wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM && !wqe->len) {
+			/* Immediate Data alone (DEC-16). */
+			siw2_tx_imm_msg(tx);
+		} else if (wqe->opcode == IB_WR_RDMA_WRITE ||
+			   wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
 			tx->op = SIW2_OP_WRITE;
 			tx->tagged = true;
 			tx->stag = wqe->rkey;
 			tx->to = wqe->raddr;
+			tx->imm_next = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 		} else {
 			tx->op = siw2_tx_send_op(wqe);
 			tx->tagged = false;
 			tx->qn = SIW2_QN_SEND;
 			tx->msn = tx->msn_next[SIW2_QN_SEND]++;
-			tx->inval = wqe->opcode == IB_WR_SEND_WITH_INV ?
-				    wqe->inv_stag : 0;
+			tx->inval = wqe->opcode == IB_WR_SEND_WITH_INV ||
+				    wqe->inv_imm ? wqe->inv_stag : 0;
 		}
 		break;
 	}
@@ -519,10 +559,19 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 		siw2_tx_atomic_exec(qp);
 		return true;
 	}
-	tx->op = SIW2_OP_READ_RESP;
-	tx->tagged = true;
-	tx->stag = tx->irqe.sink_stag;
-	tx->to = tx->irqe.sink_to;
+	if (tx->irqe.op == SIW2_OP_READ_V2_REQ) {
+		/* One untagged message on QN 3 (V2-READ-1, V2-READ-7). */
+		tx->op = SIW2_OP_READ_V2_RESP;
+		tx->tagged = false;
+		tx->qn = SIW2_QN_RESPONSE;
+		tx->msn = tx->msn_next[SIW2_QN_RESPONSE]++;
+		tx->inval = 0;
+	} else {
+		tx->op = SIW2_OP_READ_RESP;
+		tx->tagged = true;
+		tx->stag = tx->irqe.sink_stag;
+		tx->to = tx->irqe.sink_to;
+	}
 	tx->len = tx->irqe.len;
 	if (tx->len) {
 		tx->src[0].addr = tx->irqe.src_to;
@@ -580,7 +629,7 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 		goto wait;
 	slot = siw2_wq_slot(&qp->sq, qp->sq_txpos);
 	sqe = siw2_wq_at(&qp->sq, slot);
-	orq_op = siw2_tx_orq_op(sqe->opcode);
+	orq_op = siw2_tx_orq_op(qp, sqe->opcode);
 	/* A fence waits for Reads and Atomics alike (DIGEST 4.1). */
 	if ((sqe->send_flags & IB_SEND_FENCE) && qp->orq_count)
 		goto wait;
@@ -602,8 +651,8 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 		o->sink = sqe->num_sge && sqe->opcode != IB_WR_ATOMIC_WRITE ?
 			  sqe->sge[0] : (struct siw2_sge){ 0 };
 		o->got = 0;
-		if (orq_op == SIW2_OP_ATOMIC_REQ) {
-			/* DEC-8: its response's QN 3 MSN, sent as the ReqID. */
+		if (orq_op != SIW2_OP_READ_REQ) {
+			/* DEC-8: its response's QN 3 MSN (an Atomic's ReqID). */
 			o->qn3_msn = tx->qn3_next++;
 			tx->req_id = o->qn3_msn;
 		}
@@ -653,11 +702,16 @@ static void siw2_tx_advance(struct siw2_tx *tx, u32 n)
 	}
 }
 
-/* DDP plus RDMAP header octets of the current message's FPDUs. */
-static u32 siw2_tx_hdr_len(const struct siw2_tx *tx)
+/*
+ * DDP plus RDMAP header octets of the current message's FPDUs; @tail: a
+ * Send with Immediate Data's last segment, whose 8 octets count here.
+ */
+static u32 siw2_tx_hdr_len(const struct siw2_tx *tx, bool tail)
 {
 	if (tx->tagged)
 		return sizeof(struct siw2_ddp_tagged);
+	if (tail)
+		return sizeof(struct siw2_ddp_untagged) + SIW2_IMM_LEN;
 	switch (tx->op) {
 	case SIW2_OP_READ_REQ:
 		return sizeof(struct siw2_ddp_untagged) +
@@ -668,6 +722,12 @@ static u32 siw2_tx_hdr_len(const struct siw2_tx *tx)
 	case SIW2_OP_ATOMIC_RESP:
 		return sizeof(struct siw2_ddp_untagged) +
 		       sizeof(struct siw2_rdmap_atomic_resp);
+	case SIW2_OP_READ_V2_REQ:
+		return sizeof(struct siw2_ddp_untagged) +
+		       sizeof(struct siw2_rdmap_read_v2_req);
+	case SIW2_OP_IMM:
+	case SIW2_OP_IMM_SE:
+		return sizeof(struct siw2_ddp_untagged) + SIW2_IMM_LEN;
 	default:
 		return sizeof(struct siw2_ddp_untagged);
 	}
@@ -689,11 +749,13 @@ static void siw2_tx_hdr_atomic_req(const struct siw2_tx *tx, void *p)
 	a->cmp_mask = cpu_to_be64(op->cmp_mask);
 }
 
-static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl)
+static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl,
+				bool tail)
 {
 	struct siw2_ddp_untagged *h = p;
 	struct siw2_rdmap_read_req *rr = (void *)(h + 1);
 	struct siw2_rdmap_atomic_resp *ar = (void *)(h + 1);
+	struct siw2_rdmap_read_v2_req *r2 = (void *)(h + 1);
 	const struct siw2_sqe *w = &tx->wqe;
 
 	h->ctrl = cpu_to_be16(ctrl);
@@ -701,16 +763,27 @@ static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl)
 	h->qn = cpu_to_be32(tx->qn);
 	h->msn = cpu_to_be32(tx->msn);
 	h->mo = cpu_to_be32(tx->off);
+	if (tail || tx->op == SIW2_OP_IMM || tx->op == SIW2_OP_IMM_SE) {
+		/* The 8 octets follow the DDP header (EXT-IMM-5, DEC-6). */
+		put_unaligned_be64(w->imm, h + 1);
+		return sizeof(*h) + SIW2_IMM_LEN;
+	}
 	switch (tx->op) {
 	case SIW2_OP_READ_REQ:
 		break;
 	case SIW2_OP_ATOMIC_REQ:
 		siw2_tx_hdr_atomic_req(tx, h + 1);
-		return siw2_tx_hdr_len(tx);
+		return siw2_tx_hdr_len(tx, false);
 	case SIW2_OP_ATOMIC_RESP:
 		ar->orig_req_id = cpu_to_be32(tx->irqe.req_id);
 		ar->orig_value = cpu_to_be64(tx->orig);
-		return siw2_tx_hdr_len(tx);
+		return siw2_tx_hdr_len(tx, false);
+	case SIW2_OP_READ_V2_REQ:
+		/* No sink on the wire (V2-READ-4). */
+		r2->read_size = cpu_to_be32(w->len);
+		r2->src_stag = cpu_to_be32(w->rkey);
+		r2->src_to = cpu_to_be64(w->raddr);
+		return siw2_tx_hdr_len(tx, false);
 	default:
 		return sizeof(*h);
 	}
@@ -723,7 +796,7 @@ static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl)
 }
 
 /* Write the DDP/RDMAP header of the next segment; return its length. */
-static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last)
+static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last, bool tail)
 {
 	struct siw2_tx *tx = &qp->tx;
 	u8 *p = tx->hdr + SIW2_MPA_HDR_LEN;
@@ -731,7 +804,7 @@ static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last)
 	struct siw2_ddp_tagged *h = (void *)p;
 
 	if (!tx->tagged)
-		return siw2_tx_hdr_untagged(tx, p, ctrl);
+		return siw2_tx_hdr_untagged(tx, p, ctrl, tail);
 	h->ctrl = cpu_to_be16(ctrl);
 	h->stag = cpu_to_be32(tx->stag);
 	h->to = cpu_to_be64(tx->to + tx->off);
@@ -790,9 +863,11 @@ static void siw2_tx_zc_next(struct siw2_tx *tx)
 static void siw2_tx_build(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
-	u32 hlen = siw2_tx_hdr_len(tx);
+	/* A Send with Immediate Data ends with the 8 octets alone (V2-IMM-8). */
+	bool tail = siw2_tx_imm_tail(tx) && tx->off == tx->len;
+	u32 hlen = siw2_tx_hdr_len(tx, tail);
 	u32 room, seg = 0, n, pad, i;
-	bool crc = qp->conn.crc;
+	bool crc = qp->conn.crc, last;
 	u32 c = ~0U;
 	void *kaddr;
 	size_t ulpdu;
@@ -808,7 +883,10 @@ static void siw2_tx_build(struct siw2_qp *qp)
 		siw2_tx_advance(tx, n);
 		seg += n;
 	}
-	hlen = siw2_tx_hdr(qp, tx->off + seg == tx->len);
+	last = tail || (tx->off + seg == tx->len && !siw2_tx_imm_tail(tx));
+	hlen = siw2_tx_hdr(qp, last, tail);
+	if (tail)
+		tx->imm_sent = true;
 	ulpdu = hlen + seg;
 	put_unaligned_be16(ulpdu, tx->hdr);
 	tx->iov[0].iov_base = tx->hdr;
@@ -874,8 +952,14 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 		tx->nsrc = 0;
 	} else {
 		siw2_tx_put_src(tx);
+		if (tx->imm_next) {
+			/* A Write with Immediate: now the Immediate Data. */
+			siw2_tx_imm_msg(tx);
+			return;
+		}
 		/* Reads and Atomics complete with their Response (siw2_rx.c). */
-		if (tx->op != SIW2_OP_READ_REQ && tx->op != SIW2_OP_ATOMIC_REQ)
+		if (tx->op != SIW2_OP_READ_REQ && tx->op != SIW2_OP_ATOMIC_REQ &&
+		    tx->op != SIW2_OP_READ_V2_REQ)
 			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
 	}
 	tx->kind = SIW2_TX_IDLE;
@@ -964,7 +1048,8 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 		if (!budget)
 			return true;
 		if (tx->kind != SIW2_TX_IDLE) {
-			if (tx->off < tx->len || !tx->fpdus)
+			if (tx->off < tx->len || !tx->fpdus ||
+			    (siw2_tx_imm_tail(tx) && !tx->imm_sent))
 				siw2_tx_build(qp);
 			else
 				siw2_tx_msg_done(qp);

@@ -15,8 +15,9 @@
 /*
  * Reported as the uverbs ABI version (sysfs .../infiniband_verbs/uverbsN/
  * abi_version). 2: queues and CQs may be shared rings (struct siw2_ring).
+ * 3: atomics and Immediate Data in send queue entries, the 40-byte CQE.
  */
-#define SIW2_ABI_VERSION 2
+#define SIW2_ABI_VERSION 3
 
 /*
  * The device's firmware version string (sysfs .../infiniband/<dev>/fw_ver)
@@ -132,9 +133,22 @@ enum {
  * forms) use @raddr/@rkey for the target, one SGE of 8 octets for the
  * original value, and @atomic as struct ib_atomic_wr names the operands
  * (a plain FetchAdd or CmpSwap leaves the masks 0). ATOMIC_WRITE takes
- * its 8 octets from one SGE or as inline data. Every other opcode leaves
- * @atomic zero.
+ * its 8 octets from one SGE or as inline data.
+ *
+ * RDMA_WRITE_WITH_IMM, SEND_WITH_IMM and SIW2_WR_SEND_WITH_INV_IMM carry
+ * the 8 octets of Immediate Data in @imm, as the big-endian number they
+ * form on the wire: ibv_send_wr's 4-byte imm_data is octets 0..3, so
+ * imm = (__u64)be32toh(imm_data) << 32 (DEC-5). A WRITE_WITH_IMM with no
+ * data sends the Immediate Data message alone (DEC-16).
+ *
+ * Every other opcode leaves @atomic (and so @imm) zero.
  */
+/* siw2_sq_wqe.opcode beyond the IB_UVERBS_WR_* values (no verb has it) */
+enum {
+	/* Send with Invalidate and Immediate Data (RDMAP v2), @inv_stag + @imm */
+	SIW2_WR_SEND_WITH_INV_IMM = 0x80,
+};
+
 struct siw2_sq_wqe {
 	__aligned_u64 wr_id;
 	__u8 opcode;		/* IB_UVERBS_WR_* (enum ibv_wr_opcode) */
@@ -144,12 +158,15 @@ struct siw2_sq_wqe {
 	__aligned_u64 raddr;	/* WRITE, READ */
 	__u32 rkey;		/* WRITE, READ */
 	__u32 inline_len;
-	struct {
-		__aligned_u64 compare_add;
-		__aligned_u64 swap;
-		__aligned_u64 compare_add_mask;
-		__aligned_u64 swap_mask;
-	} atomic;
+	union {
+		struct {
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__aligned_u64 compare_add_mask;
+			__aligned_u64 swap_mask;
+		} atomic;
+		__aligned_u64 imm;
+	};
 	struct siw2_ring_sge sge[];
 };
 
@@ -167,7 +184,11 @@ enum {
 	SIW2_CQE_WITH_INV = 1 << 3,
 };
 
-/* Completion queue entry; opcode and status use the uverbs numbering. */
+/*
+ * Completion queue entry; opcode and status use the uverbs numbering.
+ * A Send with Invalidate and Immediate Data sets both flags: @ex is then
+ * the immediate data (as ibv_wc can hold one), @inv_stag the STag.
+ */
 struct siw2_cqe {
 	__aligned_u64 wr_id;
 	__u8 opcode;		/* IB_UVERBS_WC_* (enum ibv_wc_opcode) */
@@ -176,9 +197,10 @@ struct siw2_cqe {
 	__u8 rsvd;
 	__u32 byte_len;
 	__u32 qp_num;
-	__u32 ex;		/* immediate data (network order) or STag */
+	__u32 ex;		/* immediate data octets 0..3 (network order) or STag */
 	__u32 vendor_err;
-	__u32 rsvd2;
+	__u32 inv_stag;		/* SIW2_CQE_WITH_INV: the invalidated STag */
+	__aligned_u64 imm;	/* SIW2_CQE_WITH_IMM: all 8 octets, big-endian number */
 };
 
 /* Response to ibv_create_cq(). */
