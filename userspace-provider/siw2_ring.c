@@ -226,7 +226,11 @@ static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		break;
 	case IBV_WR_RDMA_READ:
-		if (wr->num_sge > 1 || (wr->send_flags & IBV_SEND_INLINE))
+		/* One sink per Read Request, any number per Read V2 (DEC-7). */
+		if ((wr->num_sge > 1 &&
+		     !(load_acquire(&qp->sq.ctl->conn_flags) &
+		       SIW2_CONN_F_READ_V2)) ||
+		    (wr->send_flags & IBV_SEND_INLINE))
 			return EINVAL;
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
@@ -877,7 +881,9 @@ static void qpx_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 		return;
 	/* The limits of check_send_wr(). */
 	if (num_sge > qp->max_send_sge ||
-	    (e->opcode == IBV_WR_RDMA_READ && num_sge > 1) ||
+	    (e->opcode == IBV_WR_RDMA_READ && num_sge > 1 &&
+	     !(load_acquire(&qp->sq.ctl->conn_flags) &
+	       SIW2_CONN_F_READ_V2)) ||
 	    ((e->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	      e->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
 	     (num_sge != 1 || sg_list[0].length != 8))) {

@@ -350,7 +350,8 @@ void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state)
 		/* Before the state: a process that sees RTS sees these. */
 		f = (siw2_conn_ext(&qp->conn) ? SIW2_CONN_F_EXT : 0) |
 		    (siw2_conn_rv(&qp->conn) == SIW2_RDMAP_V2 ?
-		     SIW2_CONN_F_RV2 : 0);
+		     SIW2_CONN_F_RV2 : 0) |
+		    (qp->read_v2 ? SIW2_CONN_F_READ_V2 : 0);
 		WRITE_ONCE(qp->sq.ring->ctl->conn_flags, f);
 		smp_wmb(); /* conn_flags before qp_state */
 	}

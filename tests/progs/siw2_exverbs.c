@@ -41,7 +41,7 @@
  *   done    DONE, built with wr_set_inline_data_list (2 buffers)
  * then waits for the verdict and disconnects. Before connecting the client
  * also checks (siw2 only) that ibv_create_cq_ex() with a completion
- * timestamp and ibv_create_qp_ex() with an atomic send op fail with
+ * timestamp and ibv_create_qp_ex() with a memory window op fail with
  * EOPNOTSUPP and that ibv_qp_to_qp_ex() is NULL for a QP from
  * ibv_create_qp(); with siw2 the completions' src_qp, slid, sl and
  * dlid_path_bits must read 0.
@@ -534,7 +534,7 @@ static void check_refusals(struct ibv_context *ctx)
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.pd = pd,
 		.send_ops_flags = IBV_QP_EX_WITH_SEND |
-				  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+				  IBV_QP_EX_WITH_BIND_MW,
 	};
 	struct ibv_qp_init_attr pa = {
 		.qp_type = IBV_QPT_RC,
@@ -554,7 +554,7 @@ static void check_refusals(struct ibv_context *ctx)
 	errno = 0;
 	q = ibv_create_qp_ex(ctx, &qa);
 	if (q || errno != EOPNOTSUPP)
-		fail("ibv_create_qp_ex with an atomic send op: %s, errno %d",
+		fail("ibv_create_qp_ex with a memory window send op: %s, errno %d",
 		     q ? "created" : "refused", errno);
 	pa.send_cq = ibv_cq_ex_to_cq(cqx);
 	pa.recv_cq = pa.send_cq;

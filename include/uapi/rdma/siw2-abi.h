@@ -98,6 +98,8 @@ enum {
 	SIW2_CONN_F_EXT = 1 << 0,
 	/* RDMAP version 2: Send with Immediate Data, RDMA Read V2 */
 	SIW2_CONN_F_RV2 = 1 << 1,
+	/* RDMA Reads go as Read V2: any number of sink SGEs (DEC-15) */
+	SIW2_CONN_F_READ_V2 = 1 << 2,
 };
 
 /* siw2_ring_ctl.notify (ibv_req_notify_cq) */
