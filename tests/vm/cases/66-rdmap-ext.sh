@@ -20,7 +20,9 @@
 #     with Immediate, Immediate Data alone, 8-byte immediates, Send with
 #     Immediate of 0 to 200,000 octets, a Read V2 into three sinks, a Send
 #     with Invalidate and Immediate the receiver must refuse) and on an
-#     RFC 7306 one (mpa_caps=2: RV 1, Send with Immediate refused).
+#     RFC 7306 one (mpa_caps=2: RV 1, Send with Immediate refused); and
+#     siw2_integrity's random Writes, Reads and Sends with read_v2=1
+#     (integrity-v2: every Read a Read V2, every byte checked).
 #  d  tests/kmod/siw2_extktest.ko, a kernel client, against siw2_ext's
 #     server: the same operations plus masked atomics, from kernel verbs,
 #     on RV 2 and on RV 1.
@@ -92,7 +94,7 @@ perftest() {
 	log "$name: $(grep -E '^ *8 +[0-9]+ ' "$R/$name.c" | tr -s ' ')"
 }
 
-ip netns exec pa dumpcap -q -i pa-v -s 200 -w "$R/atomic.pcapng" 2>"$R/dumpcap.err" &
+ip netns exec pa dumpcap -q -i pa-v -w "$R/atomic.pcapng" 2>"$R/dumpcap.err" &
 cap=$!
 pids+=("$cap")
 wait_until 10 test -s "$R/atomic.pcapng" || fail "dumpcap did not start"
@@ -146,6 +148,24 @@ echo 1 >"$P/read_v2" || fail "read_v2=1"
 ext ext-rv2 7760 --read-v2 --inv-imm
 grep -q '^EXT RECV seq=8 status=local protection error' "$R/ext-rv2.s" ||
 	bad "ext-rv2: the Send with Invalidate and Immediate was not refused by the receiver"
+# Random Writes, Reads (as Read V2) and Sends with every byte checked
+# (tests/progs/siw2_integrity, as case 60 runs it between siw2 devices).
+INTEG=$SIW2_PROGS/siw2_integrity
+ICOMMON=(-p 7762 -t 30 --check-se -S 20261124 -n 300 -d 4 -m 1M -M 256K)
+ip netns exec pa timeout 200 "$INTEG" -s "$SRV" "${ICOMMON[@]}" >"$R/integrity-v2.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+wait_until 20 grep -q '^LISTENING' "$R/integrity-v2.s" || bad "integrity-v2: server not listening"
+ip netns exec pb timeout 200 "$INTEG" -c "$SRV" "${ICOMMON[@]}" >"$R/integrity-v2.c" 2>&1
+rc=$?
+wait "$sp"
+src=$?
+if (( rc || src )); then
+	bad "integrity-v2: client rc $rc, server rc $src"
+	show integrity-v2.c integrity-v2.s
+else
+	log "integrity-v2: $(tail -n 1 "$R/integrity-v2.c")"
+fi
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
