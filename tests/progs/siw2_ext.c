@@ -6,7 +6,7 @@
  *
  *   siw2_ext -s -a ADDR [-p PORT] [-n CONNS] [-t SECS]      server
  *   siw2_ext -a ADDR [-p PORT] [-t SECS] [--rv1] [--read-v2] [--inv-imm]
- *                                                           client
+ *            [--no-ext]                                     client
  *
  * Client steps (each checked, "EXT PASS <step>" printed):
  *   write-imm   ibv_post_send RDMA_WRITE_WITH_IMM, 1000 octets to the
@@ -32,6 +32,13 @@
  *               the server's receive fails (it prints its status), the
  *               connection ends with a Terminate and the client's QP goes
  *               to the error state
+ * With --no-ext (the connection negotiated no extension: a peer with
+ * mpa_caps=0, or Linux siw, whose server this program can be too) the
+ * steps are instead:
+ *   no-ext      Write with Immediate, Send with Immediate, FetchAdd and
+ *               CmpSwap, by ibv_post_send and by the builders: each fails
+ *               with EOPNOTSUPP and sends nothing; then an RDMA Write and a
+ *               Read of it back work (the QP is intact)
  * then "EXT OK side=client steps=N". The server prints one
  * "EXT RECV seq=.. status=.. opcode=.. len=.. flags=.. imm=.. imm64=..
  * inv=.. data_ok=.." line per receive and "EXT OK side=server conns=N".
@@ -68,6 +75,7 @@ static struct {
 	bool rv1;
 	bool read_v2;
 	bool inv_imm;
+	bool no_ext;
 } opt = { .port = "7700", .conns = 1, .timeout = 30 };
 
 static const char *side = "?";
@@ -75,11 +83,13 @@ static struct rdma_event_channel *cm_chan;
 static struct rdma_cm_id *listen_id, *id;
 static struct ibv_pd *pd;
 static struct ibv_cq_ex *cqx;
+static struct ibv_cq *pcq;	/* not siw2 (a Linux siw server): plain verbs */
 static struct ibv_qp *qp;
 static struct ibv_qp_ex *qpx;
 static struct ibv_mr *mr, *win_mr, *lw_mr;
 static uint8_t *buf, *win, *lw;
 static int steps;
+static bool siw2;	/* the device is siw2's: siw2dv calls work */
 
 static void fail(const char *fmt, ...)
 {
@@ -126,11 +136,30 @@ static void setup(struct rdma_cm_id *cid)
 		  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	uint32_t i;
 
-	if (!siw2dv_is_siw2_context(cid->verbs))
+	siw2 = siw2dv_is_siw2_context(cid->verbs);
+	/* Only a server may run on another device (Linux siw). */
+	if (!siw2 && !opt.server)
 		fail("not a siw2 device of the linked provider (RDMAV_DRIVERS?)");
 	pd = ibv_alloc_pd(cid->verbs);
 	if (!pd)
 		fail_errno("ibv_alloc_pd");
+	if (!siw2) {
+		/* The server needs no extended verbs; Linux siw has none. */
+		struct ibv_qp_init_attr pa = {
+			.qp_type = IBV_QPT_RC, .cap = qa.cap,
+		};
+
+		pcq = ibv_create_cq(cid->verbs, 256, NULL, NULL, 0);
+		if (!pcq)
+			fail_errno("ibv_create_cq");
+		pa.send_cq = pcq;
+		pa.recv_cq = pcq;
+		pa.cap.max_inline_data = 0;
+		if (rdma_create_qp(cid, pd, &pa))
+			fail_errno("rdma_create_qp");
+		qp = cid->qp;
+		goto mem;
+	}
 	cqx = ibv_create_cq_ex(cid->verbs, &ca);
 	if (!cqx)
 		fail_errno("ibv_create_cq_ex");
@@ -143,6 +172,7 @@ static void setup(struct rdma_cm_id *cid)
 	qpx = ibv_qp_to_qp_ex(qp);
 	if (!qpx)
 		fail("ibv_qp_to_qp_ex() is NULL");
+mem:
 	if (posix_memalign((void **)&buf, 4096, BUF_LEN) ||
 	    posix_memalign((void **)&win, 4096, SIW2_EXT_WIN) ||
 	    posix_memalign((void **)&lw, 4096, 65536))
@@ -172,7 +202,10 @@ static void teardown(void)
 	mr = win_mr = lw_mr = NULL;
 	if (cqx)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	if (pcq)
+		ibv_destroy_cq(pcq);
 	cqx = NULL;
+	pcq = NULL;
 	if (pd)
 		ibv_dealloc_pd(pd);
 	pd = NULL;
@@ -211,8 +244,24 @@ static bool next_wc(struct wc *w, double secs)
 {
 	struct ibv_poll_cq_attr pa = {};
 	double deadline = now_s() + secs;
+	struct ibv_wc wc;
 	int rc;
 
+	if (pcq) {
+		while (!(rc = ibv_poll_cq(pcq, 1, &wc)))
+			if (now_s() > deadline)
+				return false;
+		if (rc < 0)
+			fail("ibv_poll_cq: %d", rc);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wc.wr_id;
+		w->status = wc.status;
+		w->opcode = wc.opcode;
+		w->len = wc.byte_len;
+		w->flags = wc.wc_flags;
+		w->imm = wc.imm_data;
+		return true;
+	}
 	while ((rc = ibv_start_poll(cqx, &pa)) == ENOENT)
 		if (now_s() > deadline)
 			return false;
@@ -226,10 +275,11 @@ static bool next_wc(struct wc *w, double secs)
 	w->flags = ibv_wc_read_wc_flags(cqx);
 	if (w->flags & IBV_WC_WITH_IMM)
 		w->imm = ibv_wc_read_imm_data(cqx);
-	rc = siw2dv_cq_read_imm(cqx, &w->imm64, &w->inv);
+	rc = siw2 ? siw2dv_cq_read_imm(cqx, &w->imm64, &w->inv) : ENOENT;
 	if (rc && rc != ENOENT)
 		fail("siw2dv_cq_read_imm: %s", strerror(rc));
-	if (!rc != !!(w->flags & IBV_WC_WITH_IMM) && w->status == IBV_WC_SUCCESS)
+	if (siw2 && !rc != !!(w->flags & IBV_WC_WITH_IMM) &&
+	    w->status == IBV_WC_SUCCESS)
 		fail("siw2dv_cq_read_imm %d, wc_flags 0x%x disagree", rc,
 		     w->flags);
 	ibv_end_poll(cqx);
@@ -590,6 +640,63 @@ static void step_read(void)
 	pass(opt.read_v2 ? "read-v2-3sge" : "read-1sge");
 }
 
+/* A connection without extensions refuses them all at post time. */
+static void step_no_ext(void)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 8,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 50, .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_SEND_WITH_IMM,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_CMP_AND_SWP,
+	};
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		wr.opcode = ops[i];
+		if (ops[i] == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+		    ops[i] == IBV_WR_ATOMIC_CMP_AND_SWP) {
+			wr.wr.atomic.remote_addr = peer.addr;
+			wr.wr.atomic.rkey = peer.rkey;
+		} else {
+			wr.wr.rdma.remote_addr = peer.addr;
+			wr.wr.rdma.rkey = peer.rkey;
+		}
+		rc = ibv_post_send(qp, &wr, &bad);
+		if (rc != EOPNOTSUPP)
+			fail("no-ext: opcode %d posted: %s, expected EOPNOTSUPP",
+			     ops[i], strerror(rc));
+	}
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_write_imm(qpx, peer.rkey, peer.addr, htobe32(1));
+	ibv_wr_set_sge_list(qpx, 0, NULL);
+	wr_end("no-ext write-imm builder", EOPNOTSUPP);
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_fetch_add(qpx, peer.rkey, peer.addr, 1);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf, 8);
+	wr_end("no-ext fetch-add builder", EOPNOTSUPP);
+
+	/* The QP still works: a Write and a Read of it back. */
+	fill(buf, 4000, 77);
+	sge.length = 4000;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = peer.addr + 65536;
+	wr.wr.rdma.rkey = peer.rkey;
+	rc = ibv_post_send(qp, &wr, &bad);
+	if (rc)
+		fail("no-ext: Write: %s", strerror(rc));
+	get_send(50, IBV_WC_RDMA_WRITE, "no-ext write");
+	sge.addr = (uintptr_t)buf + 8192;
+	if (post_read(51, 65536, &sge, 1))
+		fail_errno("no-ext: Read");
+	get_send(51, IBV_WC_RDMA_READ, "no-ext read");
+	if (memcmp(buf, buf + 8192, 4000))
+		fail("no-ext: the Read did not return the Write's data");
+	pass("no-ext");
+}
+
 /* The server cannot invalidate a regular MR: the connection must end. */
 static void step_inv_imm(void)
 {
@@ -638,6 +745,11 @@ static void client(void)
 	memcpy(&peer, ev->param.conn.private_data, sizeof(peer));
 	rdma_ack_cm_event(ev);
 
+	if (opt.no_ext) {
+		step_no_ext();
+		rdma_disconnect(id);
+		goto out;
+	}
 	step_write_imm();
 	step_imm_only();
 	step_send_imm();
@@ -646,6 +758,7 @@ static void client(void)
 		step_inv_imm();
 	else
 		rdma_disconnect(id);
+out:
 	cm_wait_disconnected(cm_chan, opt.timeout);
 	teardown();
 	rdma_destroy_id(id);
@@ -658,6 +771,7 @@ int main(int argc, char **argv)
 		{ "rv1", no_argument, NULL, 1 },
 		{ "read-v2", no_argument, NULL, 2 },
 		{ "inv-imm", no_argument, NULL, 3 },
+		{ "no-ext", no_argument, NULL, 4 },
 		{ }
 	};
 	int c, n;
@@ -672,6 +786,7 @@ int main(int argc, char **argv)
 		case 1: opt.rv1 = true; break;
 		case 2: opt.read_v2 = true; break;
 		case 3: opt.inv_imm = true; break;
+		case 4: opt.no_ext = true; break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_ext.c\n");
 			return 2;

@@ -109,18 +109,26 @@ perftest atomic_lat-cmp_swap ib_atomic_lat -A CMP_AND_SWAP -n 300
 # Wireshark's RPC-over-RDMA heuristic takes perftest's 4-octet Sends for
 # its own and calls them malformed: that dissector is not ours to judge.
 TS=(tshark --disable-protocol rpcordma -r "$R/atomic.pcapng")
+# One line per frame, a comma-separated list per field when a TCP
+# segment holds several FPDUs: count "RV opcode" pairs and the subcodes.
 "${TS[@]}" -Y iwarp_rdma -T fields -e iwarp_rdma.version -e iwarp_rdma.opcode \
-	-e iwarp_rdma.atomic.opcode 2>"$R/tshark.err" | sort | uniq -c >"$R/tshark-ops.txt"
+	-e iwarp_rdma.atomic.opcode 2>"$R/tshark.err" |
+	awk -F'\t' '{ n = split($1, v, ","); split($2, o, ",")
+		for (i = 1; i <= n; i++) c[v[i] " " o[i]]++
+		m = split($3, a, ","); for (i = 1; i <= m; i++) c["aop " a[i]]++ }
+		END { for (k in c) print c[k], k }' | sort -k2 >"$R/tshark-ops.txt"
 "${TS[@]}" -Y '_ws.malformed || (_ws.expert && (iwarp_mpa || iwarp_ddp_rdmap))' \
 	2>>"$R/tshark.err" >"$R/tshark-bad.txt"
 sed 's/^/  tshark: /' "$R/tshark-ops.txt"
 req=$(awk '$2 == 2 && $3 == "0x0a" { n += $1 } END { print n + 0 }' "$R/tshark-ops.txt")
 rsp=$(awk '$2 == 2 && $3 == "0x0b" { n += $1 } END { print n + 0 }' "$R/tshark-ops.txt")
+nfa=$(awk '$2 == "aop" && $3 == 0 { print $1 }' "$R/tshark-ops.txt")
+ncs=$(awk '$2 == "aop" && $3 == 2 { print $1 }' "$R/tshark-ops.txt")
 # 1000 atomics, plus perftest's own on its set-up QP if any.
 (( req >= 1000 && rsp == req )) || bad "tshark: $req Atomic Requests, $rsp Responses (want >= 1000, equal)"
 [[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -5 "$R/tshark-bad.txt"; }
-grep -q '0x0a.*0$' "$R/tshark-ops.txt" || bad "tshark: no FetchAdd decoded"
-grep -q '0x0a.*2$' "$R/tshark-ops.txt" || bad "tshark: no CmpSwap decoded"
+(( ${nfa:-0} >= 500 && ${ncs:-0} >= 500 )) || bad "tshark: ${nfa:-0} FetchAdd, ${ncs:-0} CmpSwap decoded (want >= 500 each)"
+awk '$2 == 1 { f = 1 } END { exit !f }' "$R/tshark-ops.txt" && bad "tshark: a message with RV 1 between siw2 peers"
 log "tshark: $req Atomic Requests, $rsp Atomic Responses, $(wc -l <"$R/tshark-bad.txt") flagged"
 
 # ---------------------------------------------------------------- c
@@ -170,6 +178,36 @@ echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
 echo 6 >"$P/mpa_caps"
+
+# ---------------------------------------------------------------- f
+echo 0 >"$P/mpa_caps" || fail "mpa_caps=0"
+ext no-ext-siw2 7770 --no-ext
+echo 6 >"$P/mpa_caps"
+# A Linux siw server (namespace pc) for a siw2 client (pd).
+siw_peer_load
+cm_ns_pair pc pd 67
+siw_link_add pc siw_c pc-v || fail "rdma link add siw_c"
+siw2_link_add pd s2d pd-v || fail "rdma link add s2d"
+wait_port_active siw_c || fail "siw_c port not ACTIVE"
+wait_port_active s2d || fail "s2d port not ACTIVE"
+ip netns exec pc timeout 120 "$EXT" -s -a 198.18.67.1 -p 7771 -t 60 >"$R/no-ext-siw.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+if wait_until 20 grep -q '^LISTENING' "$R/no-ext-siw.s"; then
+	ip netns exec pd timeout 120 "$EXT" -a 198.18.67.1 -p 7771 -t 60 --no-ext >"$R/no-ext-siw.c" 2>&1
+	rc=$?
+	wait "$sp"
+	src=$?
+	if (( rc || src )); then
+		bad "no-ext-siw: client rc $rc, server rc $src"
+		show no-ext-siw.c no-ext-siw.s
+	else
+		log "no-ext-siw: $(sed -n 's/^EXT PASS //p' "$R/no-ext-siw.c" | tr '\n' ' ')(siw2 client, Linux siw server)"
+	fi
+else
+	bad "no-ext-siw: server not listening"
+	show no-ext-siw.s
+fi
 
 kill_all
 if (( ${#bad[@]} )); then
