@@ -127,6 +127,11 @@ ncs=$(awk '$2 == "aop" && $3 == 2 { print $1 }' "$R/tshark-ops.txt")
 # 1000 atomics, plus perftest's own on its set-up QP if any.
 (( req >= 1000 && rsp == req )) || bad "tshark: $req Atomic Requests, $rsp Responses (want >= 1000, equal)"
 [[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -5 "$R/tshark-bad.txt"; }
+# EXT-HDR-3: the Invalidate STag (RsvdULP after the RDMAP octet) is 0.
+"${TS[@]}" -Y 'iwarp_rdma.opcode == 0x0a || iwarp_rdma.opcode == 0x0b' \
+	-T fields -e iwarp_ddp.rsvdulp 2>>"$R/tshark.err" | tr ',' '\n' |
+	grep -v '00000000$' >"$R/tshark-rsvdulp.txt"
+[[ -s $R/tshark-rsvdulp.txt ]] && bad "tshark: atomic messages with a non-zero Invalidate STag"
 (( ${nfa:-0} >= 500 && ${ncs:-0} >= 500 )) || bad "tshark: ${nfa:-0} FetchAdd, ${ncs:-0} CmpSwap decoded (want >= 500 each)"
 awk '$2 == 1 { f = 1 } END { exit !f }' "$R/tshark-ops.txt" && bad "tshark: a message with RV 1 between siw2 peers"
 log "tshark: $req Atomic Requests, $rsp Atomic Responses, $(wc -l <"$R/tshark-bad.txt") flagged"
