@@ -32,8 +32,6 @@ struct sock;
  * rides on TSO/GSO: fewer headers, CRCs and sendmsg calls per byte.
  */
 #define SIW2_FPDU_BIG_PAYLOAD	(63 * 1024)
-/* Longest DDP plus RDMAP header siw2 sends or takes (an Atomic Request). */
-#define SIW2_DDP_HDR_MAX	(18 + 52)
 #define SIW2_TX_HDR_MAX		(SIW2_MPA_HDR_LEN + SIW2_DDP_HDR_MAX)
 /* kvecs of one FPDU: header, payload pieces, pad + CRC. */
 #define SIW2_TX_IOV_MAX		40

@@ -169,6 +169,9 @@ struct siw2_ddp_untagged {
 } __packed;
 static_assert(sizeof(struct siw2_ddp_untagged) == 18);
 
+/* Longest DDP plus RDMAP header of any message (an Atomic Request). */
+#define SIW2_DDP_HDR_MAX	(18 + 52)
+
 /* RDMA Read Request header, after the untagged header on QN 1. */
 struct siw2_rdmap_read_req {
 	__be32 sink_stag;

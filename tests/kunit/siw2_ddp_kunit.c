@@ -734,6 +734,42 @@ static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
 }
 
 /*
+ * The header length RX gathers before decoding (siw2_ddp_hdr_len()) is the
+ * one the decoder then finds, for every opcode and L bit: an Atomic
+ * Request (70) is the longest; a Send with Immediate Data's last segment
+ * counts its 8 octets (DEC-6).
+ */
+static void hdr_len_per_opcode(struct kunit *test)
+{
+	static const struct {
+		u16 ctrl;
+		u32 len;
+	} t[] = {
+		{ 0xc140 | SIW2_OP_WRITE, 14 },
+		{ 0x4140 | SIW2_OP_READ_REQ, 18 + 28 },
+		{ 0xc140 | SIW2_OP_READ_RESP, 14 },
+		{ 0x4140 | SIW2_OP_SEND, 18 },
+		{ 0x4140 | SIW2_OP_TERMINATE, 18 + 4 },
+		{ 0x4140 | SIW2_OP_IMM, 18 + 8 },
+		{ 0x4140 | SIW2_OP_ATOMIC_REQ, 18 + 52 },
+		{ 0x4140 | SIW2_OP_ATOMIC_RESP, 18 + 12 },
+		{ 0x4180 | SIW2_OP_READ_V2_REQ, 18 + 16 },
+		{ 0x4180 | SIW2_OP_READ_V2_RESP, 18 },
+		{ 0x0180 | SIW2_OP_SEND_IMM, 18 },
+		{ 0x4180 | SIW2_OP_SEND_IMM, 18 + 8 },
+		{ 0x4180 | SIW2_OP_SEND_SE_INV_IMM, 18 + 8 },
+		{ 0x4140 | 0x1f, 18 },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		KUNIT_EXPECT_EQ_MSG(test, siw2_ddp_hdr_len(t[i].ctrl), t[i].len,
+				    "ctrl 0x%04x", t[i].ctrl);
+	KUNIT_EXPECT_LE(test, siw2_ddp_hdr_len(0x4140 | SIW2_OP_ATOMIC_REQ),
+			(u32)SIW2_DDP_HDR_MAX);
+}
+
+/*
  * Linux siw's Terminate MPA 2/0/4 (`02 04 00 00`) decodes as a Terminate;
  * the RFC reading 0/2/4 is no known code, the swapped one is.
  */
@@ -868,6 +904,7 @@ static struct kunit_case siw2_ddp_cases[] = {
 	KUNIT_CASE(read_v2_images_v2_read_4),
 	KUNIT_CASE_PARAM(ext_decode_rejects_table, ext_gen_params),
 	KUNIT_CASE(rfc5040_on_rv2_v2_hdr_1),
+	KUNIT_CASE(hdr_len_per_opcode),
 	{}
 };
 
