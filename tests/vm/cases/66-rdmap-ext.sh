@@ -10,12 +10,10 @@
 #     CMP_AND_SWAP; the bw runs are captured on pa-v and tshark must decode
 #     every Atomic Request and Response (RV 2) with no malformed packet
 #     and no expert note from the iWARP dissectors.
-#  b  tests/progs/siw2_atomic: 2 client processes x 2 QPs FetchAdd the
+#  b  tests/progs/siw2_counter: 2 client processes x 2 QPs FetchAdd the
 #     server's counter 100,000 times each while a server thread increments
 #     it 100,000 times with CPU atomics: the final value must be exact
-#     (500,000); every opcode with its data and returned value (plain and
-#     extended verbs, Atomic Write, a fence); a misaligned target and one
-#     without REMOTE_ATOMIC end the connection, memory untouched.
+#     (500,000), and each QP's returned values strictly increase.
 #  c  tests/progs/siw2_ext on an RDMAP v2 connection with read_v2=1 (Write
 #     with Immediate, Immediate Data alone, 8-byte immediates, Send with
 #     Immediate of 0 to 200,000 octets, a Read V2 into three sinks, a Send
@@ -135,6 +133,34 @@ ncs=$(awk '$2 == "aop" && $3 == 2 { print $1 }' "$R/tshark-ops.txt")
 (( ${nfa:-0} >= 500 && ${ncs:-0} >= 500 )) || bad "tshark: ${nfa:-0} FetchAdd, ${ncs:-0} CmpSwap decoded (want >= 500 each)"
 awk '$2 == 1 { f = 1 } END { exit !f }' "$R/tshark-ops.txt" && bad "tshark: a message with RV 1 between siw2 peers"
 log "tshark: $req Atomic Requests, $rsp Atomic Responses, $(wc -l <"$R/tshark-bad.txt") flagged"
+
+# ---------------------------------------------------------------- b
+# 2 processes x 2 QPs x 100,000 FetchAdds of 1, and 100,000 CPU increments
+# on the target: exactly 500,000 (EXT-ATOMIC-25).
+CNT=$SIW2_PROGS/siw2_counter
+ip netns exec pa timeout 300 "$CNT" -s -a "$SRV" -p 7750 -n 4 -l 100000 -e 500000 -t 90 >"$R/counter.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+if wait_until 20 grep -q '^LISTENING' "$R/counter.s"; then
+	ip netns exec pb timeout 300 "$CNT" -a "$SRV" -p 7750 -q 2 -i 100000 -w 8 -t 90 >"$R/counter.c1" 2>&1 &
+	c1=$!
+	pids+=("$c1")
+	ip netns exec pb timeout 300 "$CNT" -a "$SRV" -p 7750 -q 2 -i 100000 -w 8 -t 90 >"$R/counter.c2" 2>&1
+	rc2=$?
+	wait "$c1"
+	rc1=$?
+	wait "$sp"
+	src=$?
+	if (( rc1 || rc2 || src )); then
+		bad "counter: clients rc $rc1 $rc2, server rc $src"
+		show counter.c1 counter.c2 counter.s
+	else
+		log "counter: $(grep -h '^COUNTER OK' "$R/counter.s" "$R/counter.c1" "$R/counter.c2" | tr '\n' ' ')"
+	fi
+else
+	bad "counter: server not listening"
+	show counter.s
+fi
 
 # ---------------------------------------------------------------- c
 # ext NAME PORT CLIENT-ARGS...: siw2_ext server in pa, client in pb.
