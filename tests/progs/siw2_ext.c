@@ -6,7 +6,7 @@
  *
  *   siw2_ext -s -a ADDR [-p PORT] [-n CONNS] [-t SECS]      server
  *   siw2_ext -a ADDR [-p PORT] [-t SECS] [--rv1] [--read-v2] [--inv-imm]
- *            [--no-ext]                                     client
+ *            [--no-ext] [--bad-align | --bad-access]        client
  *
  * Client steps (each checked, "EXT PASS <step>" printed):
  *   write-imm   ibv_post_send RDMA_WRITE_WITH_IMM, 1000 octets to the
@@ -27,6 +27,16 @@
  *               DEC-15) a Read into 3 SGEs of a sink registered with
  *               LOCAL_WRITE only; else a 3-SGE Read is refused (EINVAL)
  *               and a 1-SGE Read works; the data are compared
+ *   atomics     FetchAdd (also wrapping), CmpSwap that matches and one that
+ *               does not, by ibv_post_send and by the ibv_wr builders, and
+ *               ibv_wr_atomic_write: the returned original value and the
+ *               target's new value (read back) are checked; a FetchAdd and
+ *               a fenced Read of the same slot return the added value
+ *   bad-align   (--bad-align, last) a FetchAdd to a misaligned target: it
+ *               completes in error, the QP goes to the error state, and
+ *               the server's guard u64s ("EXT WIN") stay as seeded
+ *   bad-access  (--bad-access, last) the same through the STag without
+ *               REMOTE_ATOMIC
  *   inv-imm     (--inv-imm, last) siw2dv_wr_send_inv_imm naming the
  *               server's window, a regular MR that cannot be invalidated:
  *               the server's receive fails (it prints its status), the
@@ -76,6 +86,8 @@ static struct {
 	bool read_v2;
 	bool inv_imm;
 	bool no_ext;
+	bool bad_align;
+	bool bad_access;
 } opt = { .port = "7700", .conns = 1, .timeout = 30 };
 
 static const char *side = "?";
@@ -86,7 +98,7 @@ static struct ibv_cq_ex *cqx;
 static struct ibv_cq *pcq;	/* not siw2 (a Linux siw server): plain verbs */
 static struct ibv_qp *qp;
 static struct ibv_qp_ex *qpx;
-static struct ibv_mr *mr, *win_mr, *lw_mr;
+static struct ibv_mr *mr, *win_mr, *lw_mr, *noat_mr;
 static uint8_t *buf, *win, *lw;
 static int steps;
 static bool siw2;	/* the device is siw2's: siw2dv calls work */
@@ -184,7 +196,9 @@ mem:
 	win_mr = ibv_reg_mr(pd, win, SIW2_EXT_WIN, acc);
 	/* A Read V2 sink needs no remote right (DEC-7). */
 	lw_mr = ibv_reg_mr(pd, lw, 65536, IBV_ACCESS_LOCAL_WRITE);
-	if (!mr || !win_mr || !lw_mr)
+	noat_mr = ibv_reg_mr(pd, win, SIW2_EXT_WIN,
+			     acc & ~IBV_ACCESS_REMOTE_ATOMIC);
+	if (!mr || !win_mr || !lw_mr || !noat_mr)
 		fail_errno("ibv_reg_mr");
 }
 
@@ -199,7 +213,9 @@ static void teardown(void)
 		ibv_dereg_mr(win_mr);
 	if (lw_mr)
 		ibv_dereg_mr(lw_mr);
-	mr = win_mr = lw_mr = NULL;
+	if (noat_mr)
+		ibv_dereg_mr(noat_mr);
+	mr = win_mr = lw_mr = noat_mr = NULL;
 	if (cqx)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	if (pcq)
@@ -330,6 +346,7 @@ static void serve_one(void)
 	hello.addr = (uintptr_t)win;
 	hello.rkey = win_mr->rkey;
 	hello.len = SIW2_EXT_WIN;
+	hello.rkey_noatomic = noat_mr->rkey;
 	if (rdma_accept(id, &cp))
 		fail_errno("rdma_accept");
 	rdma_ack_cm_event(cm_get_event(cm_chan, opt.timeout,
@@ -385,6 +402,10 @@ static void serve_one(void)
 		post_recv(w.wr_id, p, SIW2_EXT_RECV_LEN);
 	}
 	fcntl(cm_chan->fd, F_SETFL, fcntl(cm_chan->fd, F_GETFL) & ~O_NONBLOCK);
+	printf("EXT WIN off64=0x%016" PRIx64 " off72=0x%016" PRIx64 " off80=0x%016" PRIx64 "\n",
+	       *(uint64_t *)(win + SIW2_EXT_GUARD_OFF),
+	       *(uint64_t *)(win + SIW2_EXT_GUARD_OFF + 8),
+	       *(uint64_t *)(win + SIW2_EXT_GUARD_OFF + 16));
 	teardown();
 	rdma_destroy_id(id);
 	id = NULL;
@@ -640,6 +661,197 @@ static void step_read(void)
 	pass(opt.read_v2 ? "read-v2-3sge" : "read-1sge");
 }
 
+/* Write @v into the window at @off, waiting for its completion. */
+static void seed(uint32_t off, uint64_t v)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf + 4096, .length = 8,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 60, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = peer.addr + off, .rkey = peer.rkey },
+	}, *bad;
+
+	memcpy(buf + 4096, &v, 8);
+	if (ibv_post_send(qp, &wr, &bad))
+		fail_errno("seed Write");
+	get_send(60, IBV_WC_RDMA_WRITE, "seed");
+}
+
+/* The window's u64 at @off, by an RDMA Read. */
+static uint64_t peek(uint32_t off)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf + 4104, .length = 8,
+			       .lkey = mr->lkey };
+	uint64_t v;
+
+	if (post_read(61, off, &sge, 1))
+		fail_errno("peek Read");
+	get_send(61, IBV_WC_RDMA_READ, "peek");
+	memcpy(&v, buf + 4104, 8);
+	return v;
+}
+
+/* One atomic by ibv_post_send; returns the original value. */
+static uint64_t atomic_post(enum ibv_wr_opcode op, uint32_t off, uint64_t ca,
+			    uint64_t swap, enum ibv_wc_opcode want)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf + 4112, .length = 8,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 62, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = peer.addr + off,
+			       .compare_add = ca, .swap = swap,
+			       .rkey = peer.rkey },
+	}, *bad;
+	uint64_t v;
+	int rc;
+
+	rc = ibv_post_send(qp, &wr, &bad);
+	if (rc)
+		fail("atomics: opcode %d: %s", op, strerror(rc));
+	get_send(62, want, "atomic");
+	memcpy(&v, buf + 4112, 8);
+	return v;
+}
+
+static void expect(const char *what, uint64_t got, uint64_t want)
+{
+	if (got != want)
+		fail("atomics: %s: 0x%016" PRIx64 ", expected 0x%016" PRIx64,
+		     what, got, want);
+}
+
+static void step_atomics(void)
+{
+	const uint64_t aw = 0x1122334455667788ULL;
+	struct ibv_sge sg[2] = {
+		{ .addr = (uintptr_t)buf + 4112, .length = 8,
+		  .lkey = mr->lkey },
+		{ .addr = (uintptr_t)buf + 4120, .length = 8,
+		  .lkey = mr->lkey },
+	};
+	struct ibv_send_wr wr[2] = {
+		{ .wr_id = 63, .sg_list = &sg[0], .num_sge = 1,
+		  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		  .send_flags = IBV_SEND_SIGNALED,
+		  .wr.atomic = { .remote_addr = peer.addr + 40,
+				 .compare_add = 5, .rkey = peer.rkey } },
+		{ .wr_id = 64, .sg_list = &sg[1], .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_READ,
+		  .send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
+		  .wr.rdma = { .remote_addr = peer.addr + 40,
+			       .rkey = peer.rkey } },
+	}, *bad;
+	uint64_t v;
+
+	seed(0, 41);
+	expect("FetchAdd original", atomic_post(IBV_WR_ATOMIC_FETCH_AND_ADD, 0,
+						1, 0, IBV_WC_FETCH_ADD), 41);
+	expect("FetchAdd result", peek(0), 42);
+	seed(8, ~0ULL);
+	expect("FetchAdd wrap original",
+	       atomic_post(IBV_WR_ATOMIC_FETCH_AND_ADD, 8, 2, 0,
+			   IBV_WC_FETCH_ADD), ~0ULL);
+	expect("FetchAdd wrap result", peek(8), 1);
+	seed(16, 7);
+	expect("CmpSwap match original",
+	       atomic_post(IBV_WR_ATOMIC_CMP_AND_SWP, 16, 7, 99,
+			   IBV_WC_COMP_SWAP), 7);
+	expect("CmpSwap match result", peek(16), 99);
+	seed(24, 7);
+	expect("CmpSwap mismatch original",
+	       atomic_post(IBV_WR_ATOMIC_CMP_AND_SWP, 24, 8, 99,
+			   IBV_WC_COMP_SWAP), 7);
+	expect("CmpSwap mismatch result", peek(24), 7);
+
+	/* The same through the builders, and Atomic Write (DEC-17). */
+	seed(32, 1000);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 62;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_fetch_add(qpx, peer.rkey, peer.addr + 32, 24);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf + 4112, 8);
+	wr_end("atomics: builder FetchAdd", 0);
+	get_send(62, IBV_WC_FETCH_ADD, "builder FetchAdd");
+	memcpy(&v, buf + 4112, 8);
+	expect("builder FetchAdd original", v, 1000);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 62;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_cmp_swp(qpx, peer.rkey, peer.addr + 32, 1024, 5);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf + 4112, 8);
+	wr_end("atomics: builder CmpSwap", 0);
+	get_send(62, IBV_WC_COMP_SWAP, "builder CmpSwap");
+	memcpy(&v, buf + 4112, 8);
+	expect("builder CmpSwap original", v, 1024);
+	expect("builder CmpSwap result", peek(32), 5);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 62;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, peer.rkey, peer.addr + 32, &aw);
+	wr_end("atomics: Atomic Write", 0);
+	get_send(62, IBV_WC_ATOMIC_WRITE, "Atomic Write");
+	expect("Atomic Write result", peek(32), aw);
+
+	/* A fenced Read behind a FetchAdd sees its result. */
+	seed(40, 10);
+	wr[0].next = &wr[1];
+	if (ibv_post_send(qp, wr, &bad))
+		fail_errno("atomics: FetchAdd + fenced Read");
+	get_send(63, IBV_WC_FETCH_ADD, "fence FetchAdd");
+	get_send(64, IBV_WC_RDMA_READ, "fenced Read");
+	memcpy(&v, buf + 4120, 8);
+	expect("fenced Read", v, 15);
+	pass("atomics");
+}
+
+/*
+ * A refused atomic (misaligned, or through the STag without
+ * REMOTE_ATOMIC) ends the connection: its completion is an error, the QP
+ * goes to the error state; the server prints the guard u64s.
+ */
+static void step_bad_atomic(bool align)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf + 4112, .length = 8,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 65, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = {
+			.remote_addr = peer.addr + SIW2_EXT_GUARD_OFF +
+				       (align ? 4 : 16),
+			.compare_add = 1,
+			.rkey = align ? peer.rkey : peer.rkey_noatomic },
+	}, *bad;
+	const char *step = align ? "bad-align" : "bad-access";
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	double deadline;
+	struct wc w;
+
+	seed(SIW2_EXT_GUARD_OFF, 0x1111111111111111ULL);
+	seed(SIW2_EXT_GUARD_OFF + 8, 0x2222222222222222ULL);
+	seed(SIW2_EXT_GUARD_OFF + 16, 0x3333333333333333ULL);
+	if (ibv_post_send(qp, &wr, &bad))
+		fail_errno(step);
+	get_wc(&w, step);
+	if (w.wr_id != 65 || w.status == IBV_WC_SUCCESS)
+		fail("%s: wr_id %" PRIu64 " status %s, expected an error", step,
+		     w.wr_id, ibv_wc_status_str(w.status));
+	deadline = now_s() + opt.timeout;
+	do {
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+			fail_errno("ibv_query_qp");
+		if (now_s() > deadline)
+			fail("%s: the QP is still in state %d", step, a.qp_state);
+	} while (a.qp_state != IBV_QPS_ERR && (usleep(10000), 1));
+	printf("EXT PASS %s status=%s\n", step, ibv_wc_status_str(w.status));
+	steps++;
+}
+
 /* A connection without extensions refuses them all at post time. */
 static void step_no_ext(void)
 {
@@ -754,7 +966,10 @@ static void client(void)
 	step_imm_only();
 	step_send_imm();
 	step_read();
-	if (opt.inv_imm && !opt.rv1)
+	step_atomics();
+	if (opt.bad_align || opt.bad_access)
+		step_bad_atomic(opt.bad_align);
+	else if (opt.inv_imm && !opt.rv1)
 		step_inv_imm();
 	else
 		rdma_disconnect(id);
@@ -772,6 +987,8 @@ int main(int argc, char **argv)
 		{ "read-v2", no_argument, NULL, 2 },
 		{ "inv-imm", no_argument, NULL, 3 },
 		{ "no-ext", no_argument, NULL, 4 },
+		{ "bad-align", no_argument, NULL, 5 },
+		{ "bad-access", no_argument, NULL, 6 },
 		{ }
 	};
 	int c, n;
@@ -787,6 +1004,8 @@ int main(int argc, char **argv)
 		case 2: opt.read_v2 = true; break;
 		case 3: opt.inv_imm = true; break;
 		case 4: opt.no_ext = true; break;
+		case 5: opt.bad_align = true; break;
+		case 6: opt.bad_access = true; break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_ext.c\n");
 			return 2;

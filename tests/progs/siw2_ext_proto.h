@@ -27,12 +27,23 @@
 #define SIW2_EXT_RECVS		32
 #define SIW2_EXT_RECV_LEN	(256U * 1024)
 
-/* Accept private data: the server's window. */
+/*
+ * Accept private data: the server's window, and a second STag for the
+ * same memory without REMOTE_ATOMIC (for the access error).
+ */
 struct siw2_ext_hello {
 	__u64 addr;
 	__u32 rkey;
 	__u32 len;
+	__u32 rkey_noatomic;
 } __attribute__((packed));
+
+/*
+ * At the end of every connection the server prints the window's u64s at
+ * these offsets ("EXT WIN ..."): the error tests seed them and check that
+ * a refused atomic left them alone.
+ */
+#define SIW2_EXT_GUARD_OFF	64
 
 /* What the server saw of one receive completion. */
 struct siw2_ext_report {

@@ -17,7 +17,10 @@
 #  c  tests/progs/siw2_ext on an RDMAP v2 connection with read_v2=1 (Write
 #     with Immediate, Immediate Data alone, 8-byte immediates, Send with
 #     Immediate of 0 to 200,000 octets, a Read V2 into three sinks, a Send
-#     with Invalidate and Immediate the receiver must refuse) and on an
+#     with Invalidate and Immediate the receiver must refuse, every atomic
+#     opcode by plain and extended verbs with values checked, a fence; a
+#     misaligned atomic and one without REMOTE_ATOMIC end the connection
+#     with the target unchanged) and on an
 #     RFC 7306 one (mpa_caps=2: RV 1, Send with Immediate refused); and
 #     siw2_integrity's random Writes, Reads and Sends with read_v2=1
 #     (integrity-v2: every Read a Read V2, every byte checked).
@@ -64,6 +67,9 @@ kill_all() {
 trap kill_all EXIT
 
 siw2_load
+T=/sys/kernel/tracing
+echo 1 >"$T/events/siw2/siw2_dp_term/enable" || fail "enable siw2_dp_term"
+trap 'cp "$T/trace" "$R/trace.txt"; kill_all' EXIT
 cm_ns_pair pa pb 66
 siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
 siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
@@ -205,6 +211,15 @@ if (( rc || src )); then
 else
 	log "integrity-v2: $(tail -n 1 "$R/integrity-v2.c")"
 fi
+# Refused atomics end the connection and leave the target alone
+# (EXT-ATOMIC-3, EXT-ERR-6: misaligned; EXT-ERR-7, DEC-10: no REMOTE_ATOMIC).
+GUARD='off64=0x1111111111111111 off72=0x2222222222222222 off80=0x3333333333333333'
+for b in align access; do
+	ext "bad-$b" $((7763 + ${#b})) --read-v2 "--bad-$b" || continue
+	grep -q "^EXT WIN $GUARD\$" "$R/bad-$b.s" ||
+		bad "bad-$b: the target changed: $(grep '^EXT WIN' "$R/bad-$b.s")"
+	log "bad-$b: $(grep '^EXT PASS bad' "$R/bad-$b.c"), target unchanged"
+done
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
