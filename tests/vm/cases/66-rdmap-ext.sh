@@ -214,11 +214,13 @@ fi
 # Refused atomics end the connection and leave the target alone
 # (EXT-ATOMIC-3, EXT-ERR-6: misaligned; EXT-ERR-7, DEC-10: no REMOTE_ATOMIC).
 GUARD='off64=0x1111111111111111 off72=0x2222222222222222 off80=0x3333333333333333'
-for b in align access; do
-	ext "bad-$b" $((7763 + ${#b})) --read-v2 "--bad-$b" || continue
-	grep -q "^EXT WIN $GUARD\$" "$R/bad-$b.s" ||
-		bad "bad-$b: the target changed: $(grep '^EXT WIN' "$R/bad-$b.s")"
-	log "bad-$b: $(grep '^EXT PASS bad' "$R/bad-$b.c"), target unchanged"
+port=7763
+for b in bad-align bad-access; do
+	port=$((port + 1))
+	ext "$b" "$port" --read-v2 "--$b" || continue
+	grep -q "^EXT WIN $GUARD\$" "$R/$b.s" ||
+		bad "$b: the target changed: $(grep '^EXT WIN' "$R/$b.s")"
+	log "$b: $(grep '^EXT PASS bad' "$R/$b.c"), target unchanged"
 done
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
