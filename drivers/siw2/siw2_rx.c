@@ -436,21 +436,24 @@ static void siw2_rx_begin_atomic_req(struct siw2_qp *qp)
 }
 
 /*
- * Atomic Response (DEC-8): the oldest outstanding QN 1 request must be an
- * Atomic, the QN 3 MSN the next one, and the Original Request Identifier
- * the one it was sent with (EXT-ATOMIC-18).
+ * A QN 3 response (DEC-8): the oldest outstanding QN 1 request must exist
+ * (else 1/2/0x02), await this type of response (@want; else 0/2/0x06) and
+ * carry the segment's MSN, which must also be the next on QN 3 (else
+ * 1/2/0x03). Copies the ORQ entry to @o and its work request's length to
+ * @len. Return: true if all holds.
  */
-static void siw2_rx_begin_atomic_resp(struct siw2_qp *qp)
+static bool siw2_rx_qn3_head(struct siw2_qp *qp, u8 want, struct siw2_orqe *o,
+			     u32 *len)
 {
 	struct siw2_rx *rx = &qp->rx;
-	struct siw2_ddp_info *in = &rx->info;
-	struct siw2_orqe o = {};
+	u32 msn = rx->info.msn;
 	unsigned long flags;
 	bool found = false;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->orq_count) {
-		o = qp->orq[qp->orq_head];
+		*o = qp->orq[qp->orq_head];
+		*len = ((struct siw2_sqe *)siw2_wq_at(&qp->sq, o->slot))->len;
 		found = true;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -458,22 +461,35 @@ static void siw2_rx_begin_atomic_resp(struct siw2_qp *qp)
 		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
 			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
 			    SIW2_TERM_DDP_U_NO_BUF);
-		return;
+		return false;
 	}
-	if (o.op != SIW2_OP_ATOMIC_REQ) {
+	if (o->op != want) {
 		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
 			    SIW2_TERM_RDMAP_BAD_OPCODE);
-		return;
+		return false;
 	}
-	if (in->msn != rx->msn_expect[SIW2_QN_RESPONSE] ||
-	    in->msn != o.qn3_msn) {
+	if (msn != rx->msn_expect[SIW2_QN_RESPONSE] || msn != o->qn3_msn) {
 		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
 			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
 			    SIW2_TERM_DDP_U_MSN_RANGE);
-		return;
+		return false;
 	}
-	if (in->req_id != o.qn3_msn)
-		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+	return true;
+}
+
+/*
+ * Atomic Response: a QN 3 response to an Atomic whose Original Request
+ * Identifier is the one the Atomic was sent with (EXT-ATOMIC-18).
+ */
+static void siw2_rx_begin_atomic_resp(struct siw2_qp *qp)
+{
+	struct siw2_orqe o;
+	u32 len;
+
+	if (siw2_rx_qn3_head(qp, SIW2_OP_ATOMIC_REQ, &o, &len) &&
+	    qp->rx.info.req_id != o.qn3_msn)
+		siw2_rx_err(&qp->rx, SIW2_TERM_LAYER_RDMAP,
+			    SIW2_TERM_ETYPE_REMOTE_OP,
 			    SIW2_TERM_RDMAP_CATASTROPHIC);
 }
 
@@ -516,38 +532,11 @@ static void siw2_rx_begin_rv2_resp(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 	struct siw2_ddp_info *in = &rx->info;
-	struct siw2_orqe o = {};
-	struct siw2_sqe *sqe;
-	unsigned long flags;
-	bool found = false;
-	u32 len = 0;
+	struct siw2_orqe o;
+	u32 len;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->orq_count) {
-		o = qp->orq[qp->orq_head];
-		sqe = siw2_wq_at(&qp->sq, o.slot);
-		len = sqe->len;
-		found = true;
-	}
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (!found) {
-		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
-			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
-			    SIW2_TERM_DDP_U_NO_BUF);
+	if (!siw2_rx_qn3_head(qp, SIW2_OP_READ_V2_REQ, &o, &len))
 		return;
-	}
-	if (o.op != SIW2_OP_READ_V2_REQ) {
-		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
-			    SIW2_TERM_RDMAP_BAD_OPCODE);
-		return;
-	}
-	if (in->msn != rx->msn_expect[SIW2_QN_RESPONSE] ||
-	    in->msn != o.qn3_msn) {
-		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
-			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
-			    SIW2_TERM_DDP_U_MSN_RANGE);
-		return;
-	}
 	if (in->mo != o.got) {
 		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
 			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
@@ -835,6 +824,30 @@ static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
 
 /* ---- completion of a segment, after its CRC was checked ---- */
 
+/*
+ * A QN 1 request's response is complete (its ORQ entry is gone): finish
+ * its work request in SQ slot @slot with @st, after invalidating
+ * @inv_stag (RDMA Read with Invalidate, 0: none; failing: a local
+ * protection error), and retire what completes in order.
+ */
+static void siw2_rx_orq_done(struct siw2_qp *qp, u32 slot, u32 inv_stag,
+			     enum ib_wc_status st)
+{
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+
+	if (inv_stag && siw2_mr_invalidate(qp->sdev, qp->base.pd, inv_stag))
+		st = IB_WC_LOC_PROT_ERR;
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sqe = siw2_wq_at(&qp->sq, slot);
+	sqe->status = st;
+	sqe->state = SIW2_SQE_DONE;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_sq_reap(qp);
+	/* An ORD slot is free, and a fence may have lifted. */
+	siw2_tx_kick(qp);
+}
+
 static void siw2_rx_end_rresp(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
@@ -843,7 +856,6 @@ static void siw2_rx_end_rresp(struct siw2_qp *qp)
 	unsigned long flags;
 	bool done = false;
 	u32 sink = 0, slot = 0;
-	int inv = 0;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	o = &qp->orq[qp->orq_head];
@@ -863,18 +875,8 @@ static void siw2_rx_end_rresp(struct siw2_qp *qp)
 		done = true;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (!done)
-		return;
-	if (sink)
-		inv = siw2_mr_invalidate(qp->sdev, qp->base.pd, sink);
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sqe = siw2_wq_at(&qp->sq, slot);
-	sqe->status = inv ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
-	sqe->state = SIW2_SQE_DONE;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	siw2_sq_reap(qp);
-	/* An ORD slot is free, and a fence may have lifted. */
-	siw2_tx_kick(qp);
+	if (done)
+		siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS);
 }
 
 /*
@@ -980,7 +982,6 @@ static void siw2_rx_end_rv2_resp(struct siw2_qp *qp)
 	unsigned long flags;
 	u32 slot = 0, sink = 0;
 	bool done = false;
-	int inv = 0;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	o = &qp->orq[qp->orq_head];
@@ -1007,15 +1008,7 @@ static void siw2_rx_end_rv2_resp(struct siw2_qp *qp)
 		return;
 	siw2_rx_put_rv2(rx);
 	rx->msn_expect[SIW2_QN_RESPONSE]++;
-	if (sink)
-		inv = siw2_mr_invalidate(qp->sdev, qp->base.pd, sink);
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sqe = siw2_wq_at(&qp->sq, slot);
-	sqe->status = inv ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
-	sqe->state = SIW2_SQE_DONE;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	siw2_sq_reap(qp);
-	siw2_tx_kick(qp);
+	siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS);
 }
 
 /* Queue a valid Atomic Request for the TX engine (EXT-ATOMIC-16/24). */
@@ -1061,7 +1054,6 @@ static void siw2_rx_end_atomic_resp(struct siw2_qp *qp)
 	enum ib_wc_status st = IB_WC_SUCCESS;
 	struct siw2_mr *mr = NULL;
 	struct siw2_orqe o;
-	struct siw2_sqe *sqe;
 	unsigned long flags;
 	u64 v = rx->info.orig_value;
 	u32 got = 0, n;
@@ -1089,14 +1081,7 @@ static void siw2_rx_end_atomic_resp(struct siw2_qp *qp)
 			siw2_mr_put(mr);
 		}
 	}
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sqe = siw2_wq_at(&qp->sq, o.slot);
-	sqe->status = st;
-	sqe->state = SIW2_SQE_DONE;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	siw2_sq_reap(qp);
-	/* An ORD slot is free, and a fence may have lifted. */
-	siw2_tx_kick(qp);
+	siw2_rx_orq_done(qp, o.slot, 0, st);
 }
 
 /* The peer ended the stream (RFC 5040 5.4): report, never answer. */
