@@ -24,9 +24,11 @@
 #     RFC 7306 one (mpa_caps=2: RV 1, Send with Immediate refused); and
 #     siw2_integrity's random Writes, Reads and Sends with read_v2=1
 #     (integrity-v2: every Read a Read V2, every byte checked).
-#  d  tests/kmod/siw2_extktest.ko, a kernel client, against siw2_ext's
-#     server: the same operations plus masked atomics, from kernel verbs,
-#     on RV 2 and on RV 1.
+#  d  tests/kmod/siw2_kext.ko, a kernel client in the initial namespace,
+#     against siw2_ext's server: Write with Immediate, Immediate Data
+#     alone, Send with Immediate, every atomic incl. the masked ones and
+#     Atomic Write, a Read into 3 SGEs, from kernel verbs, on RV 2 (with
+#     read_v2=1) and on RV 1.
 #  e  tests/progs/dp_peer.py --ext: a hostile peer that negotiates the
 #     extensions and sends malformed ones: each draws the Terminate of
 #     DIGEST.md (EXT-ERR-*, DEC-8, DEC-9, DEC-10).
@@ -225,6 +227,50 @@ done
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
+echo 6 >"$P/mpa_caps"
+
+# ---------------------------------------------------------------- d
+# The kernel verbs: tests/kmod/siw2_kext.ko in the initial namespace (k0,
+# 198.18.68.2, device s2k) against siw2_ext's server in pk (pk-v,
+# 198.18.68.1, device s2p), on RV 2 with read_v2=1 and on RV 1.
+KX=$SIW2_TOP/tests/kmod/siw2_kext.ko
+[[ -f $KX ]] || fail "missing $KX (make ktest)"
+ip netns add pk || fail "ip netns add pk"
+ip link add k0 type veth peer name pk-v netns pk || fail "veth k0/pk-v"
+ip addr add 198.18.68.2/24 dev k0 || fail "addr k0"
+ip -n pk addr add 198.18.68.1/24 dev pk-v || fail "addr pk-v"
+ip link set k0 up || fail "k0 up"
+ip -n pk link set lo up && ip -n pk link set pk-v up || fail "pk-v up"
+siw2_link_add - s2k k0 || fail "rdma link add s2k"
+siw2_link_add pk s2p pk-v || fail "rdma link add s2p"
+wait_port_active s2k || fail "s2k port not ACTIVE"
+wait_port_active s2p || fail "s2p port not ACTIVE"
+# kext NAME PORT MODULE-ARGS...
+kext() {
+	local name=$1 port=$2 sp rc
+	shift 2
+	ip netns exec pk timeout 120 "$EXT" -s -a 198.18.68.1 -p "$port" -t 60 >"$R/$name.s" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	wait_until 20 grep -q '^LISTENING' "$R/$name.s" || { bad "$name: server not listening"; return 1; }
+	kmsg_mark "$name"
+	insmod "$KX" addr=198.18.68.1 port="$port" "$@"
+	rc=$?
+	kmsg_since "$name" | grep 'siw2_kext:' >"$R/$name.k"
+	rmmod siw2_kext 2>/dev/null
+	wait "$sp"
+	if (( rc )) || ! grep -q 'siw2_kext: PASS' "$R/$name.k"; then
+		bad "$name: insmod rc $rc"
+		show "$name.k" "$name.s"
+		return 1
+	fi
+	log "$name: $(grep -c ' ok - ' "$R/$name.k") checks: $(sed -n 's/.* ok - \([a-z0-9-]*\).*/\1/p' "$R/$name.k" | tr '\n' ' ')"
+}
+echo 1 >"$P/read_v2"
+kext kext-rv2 7790 rv2=1 read_v2=1
+echo 0 >"$P/read_v2"
+echo 2 >"$P/mpa_caps"
+kext kext-rv1 7791 rv2=0 read_v2=0
 echo 6 >"$P/mpa_caps"
 
 # ---------------------------------------------------------------- f
