@@ -99,8 +99,11 @@ static int kx_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 static int kx_wait_event(enum rdma_cm_event_type want)
 {
 	if (!wait_for_completion_timeout(&kx_ev.done,
-					 msecs_to_jiffies(timeout_ms)))
+					 msecs_to_jiffies(timeout_ms))) {
+		pr_info("siw2_kext: no event in %u ms, expected %s\n",
+			timeout_ms, rdma_event_msg(want));
 		return -ETIMEDOUT;
+	}
 	reinit_completion(&kx_ev.done);
 	if (kx_ev.type != want) {
 		pr_info("siw2_kext: event %s (status %d), expected %s\n",

@@ -7,7 +7,7 @@
  *   siw2_counter -s -a ADDR [-p PORT] -n CONNS [-l LOCAL_INCS]
  *                [-e EXPECTED] [-t SECS]                      server
  *   siw2_counter -a ADDR [-p PORT] [-q QPS] [-i ITERS] [-w WINDOW]
- *                [-t SECS]                                    client
+ *                [-r READ_LEN] [-t SECS]                      client
  *
  * Server: one PD and one 8-byte counter (in a 4 KiB region registered
  * with REMOTE_ATOMIC), CONNS connections accepted as they come, each
@@ -22,6 +22,10 @@
  * succeed with opcode FETCH_ADD and 8 octets, and each QP's original
  * values must strictly increase (the target executes a QP's atomics in
  * order). Prints "COUNTER OK side=client qps=Q iters=I ops_per_s=R".
+ * With -r READ_LEN the client instead posts one RDMA Read of READ_LEN
+ * octets from the counter's address, whose octet i must be (7 i + 1) mod
+ * 256 (what tests/progs/ext_peer.py's Read V2 Responses carry); it prints
+ * "COUNTER READ OK" or fails with the completion's status.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -47,7 +51,7 @@ static struct {
 	bool server;
 	const char *addr;
 	const char *port;
-	int conns, qps, window, timeout;
+	int conns, qps, window, timeout, read_len;
 	long iters, local_incs;
 	long long expected;
 } opt = { .port = "7780", .conns = 1, .qps = 1, .window = 8,
@@ -218,6 +222,40 @@ static void post_one(struct ibv_pd *pd, struct cqp *c)
 	c->posted++;
 }
 
+/* One RDMA Read of opt.read_len octets, checked against ext_peer's data. */
+static void client_read(struct ibv_pd *pd, struct cqp *c)
+{
+	uint8_t *b = calloc(1, opt.read_len);
+	struct ibv_mr *m = b ? ibv_reg_mr(pd, b, opt.read_len,
+					  IBV_ACCESS_LOCAL_WRITE) : NULL;
+	struct ibv_sge sge = { .addr = (uintptr_t)b, .length = opt.read_len,
+			       .lkey = m ? m->lkey : 0 };
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = c->peer.addr, .rkey = c->peer.rkey },
+	}, *bad;
+	double deadline = now_s() + opt.timeout;
+	struct ibv_wc wc;
+	int i, k;
+
+	if (!m)
+		fail_errno("read buffer");
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		fail_errno("ibv_post_send (Read)");
+	while (!(k = ibv_poll_cq(c->cq, 1, &wc)))
+		if (now_s() > deadline)
+			fail("timeout waiting for the Read");
+	if (k < 0 || wc.status != IBV_WC_SUCCESS)
+		fail("Read: status %s", ibv_wc_status_str(wc.status));
+	for (i = 0; i < opt.read_len; i++)
+		if (b[i] != (uint8_t)(i * 7 + 1))
+			fail("Read: octet %d is 0x%02x", i, b[i]);
+	printf("COUNTER READ OK len=%d\n", opt.read_len);
+	ibv_dereg_mr(m);
+	free(b);
+}
+
 static void client(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
@@ -269,9 +307,14 @@ static void client(void)
 		       sizeof(c[q].peer));
 		rdma_ack_cm_event(ev);
 	}
+	if (opt.read_len) {
+		client_read(pd, &c[0]);
+		left = 0;
+	} else {
+		left = opt.iters * opt.qps;
+	}
 	t0 = now_s();
 	deadline = t0 + opt.timeout;
-	left = opt.iters * opt.qps;
 	while (left) {
 		for (q = 0; q < opt.qps; q++) {
 			while (c[q].posted < opt.iters &&
@@ -326,7 +369,7 @@ int main(int argc, char **argv)
 {
 	int ch;
 
-	while ((ch = getopt(argc, argv, "sa:p:n:l:e:q:i:w:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "sa:p:n:l:e:q:i:w:r:t:")) != -1) {
 		switch (ch) {
 		case 's': opt.server = true; break;
 		case 'a': opt.addr = optarg; break;
@@ -337,6 +380,7 @@ int main(int argc, char **argv)
 		case 'q': opt.qps = atoi(optarg); break;
 		case 'i': opt.iters = atol(optarg); break;
 		case 'w': opt.window = atoi(optarg); break;
+		case 'r': opt.read_len = atoi(optarg); break;
 		case 't': opt.timeout = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_counter.c\n");

@@ -241,10 +241,17 @@ ip addr add 198.18.68.2/24 dev k0 || fail "addr k0"
 ip -n pk addr add 198.18.68.1/24 dev pk-v || fail "addr pk-v"
 ip link set k0 up || fail "k0 up"
 ip -n pk link set lo up && ip -n pk link set pk-v up || fail "pk-v up"
+wait_until 10 eval "ip link show k0 | grep -q LOWER_UP && ip -n pk link show pk-v | grep -q LOWER_UP" ||
+	fail "no carrier on k0/pk-v"
 siw2_link_add - s2k k0 || fail "rdma link add s2k"
 siw2_link_add pk s2p pk-v || fail "rdma link add s2p"
 wait_port_active s2k || fail "s2k port not ACTIVE"
 wait_port_active s2p || fail "s2p port not ACTIVE"
+# ib_core's address resolution can miss the ARP reply on a fresh veth and
+# only finish at its timeout (see case 64): resolve the neighbour first,
+# with a TCP connect to closed port 9.
+timeout 5 bash -c ": 2>/dev/null >/dev/tcp/198.18.68.1/9" 2>/dev/null
+ip neigh show 198.18.68.1 dev k0 | grep -q lladdr || log "no neighbour entry for 198.18.68.1 yet"
 # kext NAME PORT MODULE-ARGS...
 kext() {
 	local name=$1 port=$2 sp rc
@@ -272,6 +279,45 @@ echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps"
 kext kext-rv1 7791 rv2=0 read_v2=0
 echo 6 >"$P/mpa_caps"
+
+# ---------------------------------------------------------------- e
+# A hostile peer (tests/progs/ext_peer.py) against siw2 as Responder
+# (siw2_ext's server, one connection per scenario) and as Requester
+# (a siw2_counter client posting one FetchAdd, or one Read as Read V2).
+PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
+init_scen=(atomic-ok imm-len rv1-on-rv2 rv2-on-rv1 v2op-on-rv1 ext-no-caps aop-reserved resp-no-req)
+ip netns exec pa timeout 200 "$EXT" -s -a "$SRV" -p 7780 -n ${#init_scen[@]} -t 30 >"$R/peer-target.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+wait_until 20 grep -q '^LISTENING' "$R/peer-target.s" || bad "peer-target: server not listening"
+for sc in "${init_scen[@]}"; do
+	ip netns exec pb timeout 30 "${PEER[@]}" run "$sc" "$SRV" 7780 >"$R/peer-$sc.out" 2>&1 ||
+		{ bad "peer $sc"; show "peer-$sc.out"; }
+	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out")"
+done
+wait "$sp" || { bad "peer-target: server rc $?"; show peer-target.s; }
+echo 1 >"$P/read_v2"
+port=7781
+for sc in resp-ok resp-msn resp-reqid read-v2-ok read-v2-long; do
+	port=$((port + 1))
+	ip netns exec pa timeout 60 "${PEER[@]}" serve "$sc" "$port" >"$R/peer-$sc.out" 2>&1 &
+	pp=$!
+	pids+=("$pp")
+	wait_until 20 grep -q 'LISTENING' "$R/peer-$sc.out" || { bad "peer $sc: not listening"; continue; }
+	args=(-q 1 -i 1 -w 1)
+	[[ $sc == read-* ]] && args=(-r 16)
+	ip netns exec pb timeout 60 "$CNT" -a "$SRV" -p "$port" -t 20 "${args[@]}" >"$R/peer-$sc.c" 2>&1
+	crc=$?
+	wait "$pp" || { bad "peer $sc"; show "peer-$sc.out" "peer-$sc.c"; }
+	# The client must succeed exactly where the peer answered correctly.
+	if [[ $sc == *-ok ]]; then
+		(( crc == 0 )) || { bad "peer $sc: client rc $crc"; show "peer-$sc.c"; }
+	else
+		(( crc != 0 )) || bad "peer $sc: the client's operation succeeded"
+	fi
+	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out") (client: $(grep -ho 'COUNTER [A-Z]* .*' "$R/peer-$sc.c" | head -1 | cut -c1-80))"
+done
+echo 0 >"$P/read_v2"
 
 # ---------------------------------------------------------------- f
 echo 0 >"$P/mpa_caps" || fail "mpa_caps=0"
