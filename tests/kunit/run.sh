@@ -37,7 +37,7 @@ BUILD=$CACHE/build-um
 LOG=$TOP/build/kunit.log
 JOBS=${SIW2_KUNIT_JOBS:-2}
 # Driver files compiled into the test build, besides every drivers/siw2/*.h.
-DRIVER_SRCS=(siw2_mpa.c siw2_fpdu.c siw2_ddp.c siw2_cm_fsm.c siw2_term.c)
+DRIVER_SRCS=(siw2_mpa.c siw2_fpdu.c siw2_ddp.c siw2_cm_fsm.c siw2_term.c siw2_atomic.c)
 
 mkdir -p "$TOP/build" "$CACHE"
 : >"$LOG"
