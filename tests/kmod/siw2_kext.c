@@ -20,6 +20,9 @@
  *   fetch-add, cmp-swap, masked-fetch-add, masked-cmp-swap, atomic-write:
  *               the returned original value and the target's new value,
  *               read back (masked semantics of DIGEST 2.2.5)
+ *   inv-imm, inv-imm-se (rv2=1) a Send with Invalidate (and SE) and
+ *               Immediate Data from the server invalidates a fast-
+ *               registration STag of ours and reports it
  *   read        with read_v2=1 a Read into 3 SGEs (a Read V2); else a
  *               3-SGE Read is refused (-EINVAL) and a 1-SGE one works
  */
@@ -27,6 +30,7 @@
 #include <linux/completion.h>
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
@@ -378,6 +382,65 @@ static void kx_atomic_steps(void)
 	CHECK(!rv && kx_peek(32) == aw, "atomic-write (rv %d)", rv);
 }
 
+/*
+ * Send with Invalidate and Immediate Data towards us (0x14, and 0x16
+ * with SE): the server sends it on request (struct siw2_ext_invi) naming
+ * a fast-registration STag of ours. The kernel's ib_wc holds one of the
+ * two: siw2 reports the invalidation (DIGEST 4.1); the STag must then be
+ * invalid, which a second registration with a new key proves.
+ */
+static void kx_inv_imm_step(void)
+{
+	struct siw2_ext_invi *req = (void *)(kx_buf + 40960);
+	struct ib_sge sge = kx_sge(40960, sizeof(*req));
+	struct ib_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND };
+	struct ib_reg_wr reg = { .wr = { .wr_id = 8, .opcode = IB_WR_REG_MR },
+				 .access = IB_ACCESS_LOCAL_WRITE |
+					   IB_ACCESS_REMOTE_WRITE };
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	int rv, n, se;
+
+	mr = ib_alloc_mr(kx_pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(mr)) {
+		CHECK(false, "inv-imm: alloc_mr %ld", PTR_ERR(mr));
+		return;
+	}
+	sg_init_one(&sg, kx_buf + 49152, PAGE_SIZE / 2);
+	sg_dma_address(&sg) = kx_dma + 49152;
+	sg_dma_len(&sg) = PAGE_SIZE / 2;
+	for (se = 0; se < 2; se++) {
+		ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+		n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+		reg.mr = mr;
+		reg.key = mr->rkey;
+		rv = n == 1 ? kx_run(&reg.wr, IB_WC_REG_MR) : -EINVAL;
+		req->magic = SIW2_EXT_INVI_MAGIC;
+		req->stag = mr->rkey;
+		req->se = se;
+		rv = rv ?: kx_run(&wr, IB_WC_SEND);
+		kx_seq++;	/* the request counts as a report number */
+		if (!rv && kx_have_early) {
+			wc = kx_early;
+			kx_have_early = false;
+		} else if (!rv && !kx_poll(&wc)) {
+			rv = -ETIMEDOUT;
+		}
+		if (!rv)
+			kx_post_recv(wc.wr_id);
+		CHECK(!rv && wc.status == IB_WC_SUCCESS &&
+		      wc.opcode == IB_WC_RECV && !wc.byte_len &&
+		      (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+		      wc.ex.invalidate_rkey == mr->rkey,
+		      "inv-imm%s (rv %d, status %d, flags 0x%x, stag 0x%x of 0x%x)",
+		      se ? "-se" : "", rv, wc.status, wc.wc_flags,
+		      wc.ex.invalidate_rkey, mr->rkey);
+	}
+	ib_dereg_mr(mr);
+}
+
 static void kx_read_step(void)
 {
 	struct ib_sge sg[3] = { kx_sge(16384, 100), kx_sge(20000, 5000),
@@ -491,6 +554,8 @@ static int __init siw2_kext_init(void)
 	CHECK(!rv, "connect to %s:%u (rv %d)", addr, port, rv);
 	if (!rv) {
 		kx_imm_steps();
+		if (rv2)
+			kx_inv_imm_step();
 		kx_atomic_steps();
 		kx_read_step();
 		rdma_disconnect(kx_id);

@@ -52,6 +52,9 @@
  * then "EXT OK side=client steps=N". The server prints one
  * "EXT RECV seq=.. status=.. opcode=.. len=.. flags=.. imm=.. imm64=..
  * inv=.. data_ok=.." line per receive and "EXT OK side=server conns=N".
+ * A receive holding struct siw2_ext_invi (from the kernel client) is
+ * answered with a Send with Invalidate and Immediate Data instead of a
+ * report ("EXT INVIMM ...").
  *
  * Needs the siw2 provider this program links, with rings (the siw2dv
  * builders): RDMAV_DRIVERS=<tree>/userspace-provider/build/libsiw2.
@@ -310,6 +313,30 @@ static void get_wc(struct wc *w, const char *what)
 
 /* ---- server ---- */
 
+/*
+ * The client asked for a Send with Invalidate and Immediate Data
+ * (struct siw2_ext_invi): send it and return true.
+ */
+static bool serve_invi(const uint8_t *p, uint32_t len, uint32_t seq)
+{
+	struct siw2_ext_invi r;
+	int rc;
+
+	if (len != sizeof(r))
+		return false;
+	memcpy(&r, p, sizeof(r));
+	if (r.magic != SIW2_EXT_INVI_MAGIC)
+		return false;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 2000 + seq;
+	qpx->wr_flags = IBV_SEND_SIGNALED | (r.se ? IBV_SEND_SOLICITED : 0);
+	siw2dv_wr_send_inv_imm(qpx, r.stag, siw2_ext_inv_imm(seq));
+	ibv_wr_set_sge_list(qpx, 0, NULL);
+	rc = ibv_wr_complete(qpx);
+	printf("EXT INVIMM seq=%u stag=0x%x se=%u rc=%d\n", seq, r.stag, r.se, rc);
+	return true;
+}
+
 static void serve_one(void)
 {
 	struct siw2_ext_hello hello;
@@ -375,6 +402,10 @@ static void serve_one(void)
 		if (w.status == IBV_WC_WR_FLUSH_ERR)
 			continue;	/* the connection ended */
 		p = buf + w.wr_id * SIW2_EXT_RECV_LEN;
+		if (w.status == IBV_WC_SUCCESS && serve_invi(p, w.len, seq)) {
+			post_recv(w.wr_id, p, SIW2_EXT_RECV_LEN);
+			continue;
+		}
 		ok = w.status == IBV_WC_SUCCESS;
 		for (i = 0; ok && i < w.len; i++)
 			ok = p[i] == siw2_ext_byte(i, seq);

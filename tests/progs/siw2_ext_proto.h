@@ -58,6 +58,25 @@ struct siw2_ext_report {
 	__u32 data_ok;		/* 1: every payload octet as expected */
 } __attribute__((packed));
 
+/*
+ * A client that holds an STag the server may invalidate (a kernel client's
+ * fast-registration MR) sends this instead of data: the server answers
+ * with a Send with Invalidate and Immediate Data naming @stag (with SE if
+ * @se), Immediate Data siw2_ext_inv_imm(seq), and no report. The message
+ * still counts as one report number.
+ */
+#define SIW2_EXT_INVI_MAGIC	0x49564e49	/* "INVI" */
+struct siw2_ext_invi {
+	__u32 magic;
+	__u32 stag;
+	__u32 se;
+} __attribute__((packed));
+
+static inline __u64 siw2_ext_inv_imm(__u32 seq)
+{
+	return 0x5151515100000000ULL | seq;
+}
+
 /* Payload octet @i of the message the server reports as @seq. */
 static inline __u8 siw2_ext_byte(__u32 i, __u32 seq)
 {
