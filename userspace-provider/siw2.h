@@ -174,5 +174,9 @@ void siw2_cq_ex_init(struct siw2_cq *cq);
 void siw2_qp_ex_init(struct siw2_qp *qp);
 void siw2_wr_imm64(struct ibv_qp_ex *qpx, unsigned int opcode, uint32_t rkey,
 		   uint64_t remote_addr, uint32_t inv, uint64_t imm);
+void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
+			   uint32_t rkey, uint64_t remote_addr,
+			   uint64_t compare_add, uint64_t compare_add_mask,
+			   uint64_t swap, uint64_t swap_mask);
 
 #endif /* SIW2_H */

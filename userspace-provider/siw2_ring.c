@@ -189,6 +189,8 @@ static bool is_ext(unsigned int opcode)
 {
 	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	       opcode == IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD ||
 	       opcode == IBV_WR_ATOMIC_WRITE ||
 	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
 }
@@ -833,6 +835,29 @@ void siw2_wr_imm64(struct ibv_qp_ex *qpx, unsigned int opcode, uint32_t rkey,
 	}
 }
 
+/**
+ * siw2_wr_masked_atomic - start a masked atomic work request
+ * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
+ * @opcode: IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD or _CMP_AND_SWP
+ * @rkey: remote STag; @remote_addr: the 8-byte aligned target
+ * @compare_add: Compare Data or Add Data, @compare_add_mask its mask
+ * @swap: Swap Data, @swap_mask its mask (CmpSwap)
+ */
+void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
+			   uint32_t rkey, uint64_t remote_addr,
+			   uint64_t compare_add, uint64_t compare_add_mask,
+			   uint64_t swap, uint64_t swap_mask)
+{
+	struct siw2_sq_wqe *e = wr_ext(qpx, opcode, rkey, remote_addr);
+
+	if (e) {
+		e->atomic.compare_add = compare_add;
+		e->atomic.compare_add_mask = compare_add_mask;
+		e->atomic.swap = swap;
+		e->atomic.swap_mask = swap_mask;
+	}
+}
+
 /* The 8 bytes go inline: no buffer of the caller's is read later. */
 static void qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 				uint64_t remote_addr, const void *atomic_wr)
@@ -885,7 +910,9 @@ static void qpx_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	     !(load_acquire(&qp->sq.ctl->conn_flags) &
 	       SIW2_CONN_F_READ_V2)) ||
 	    ((e->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	      e->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+	      e->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	      e->opcode == IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP ||
+	      e->opcode == IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD) &&
 	     (num_sge != 1 || sg_list[0].length != 8))) {
 		wr_fail(qp, EINVAL);
 		return;

@@ -86,3 +86,30 @@ SIW2_EXPORT int siw2dv_cq_read_imm(struct ibv_cq_ex *cqx, uint64_t *imm,
 	*imm = e->flags & SIW2_CQE_WITH_IMM ? e->imm : 0;
 	return e->flags & SIW2_CQE_WITH_IMM ? 0 : ENOENT;
 }
+
+SIW2_EXPORT void siw2dv_wr_masked_atomic_fetch_add(struct ibv_qp_ex *qpx,
+						   uint32_t rkey,
+						   uint64_t remote_addr,
+						   uint64_t add,
+						   uint64_t add_mask)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_masked_atomic(qpx,
+				      IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD,
+				      rkey, remote_addr, add, add_mask, 0, 0);
+}
+
+SIW2_EXPORT void siw2dv_wr_masked_atomic_cmp_swp(struct ibv_qp_ex *qpx,
+						 uint32_t rkey,
+						 uint64_t remote_addr,
+						 uint64_t compare,
+						 uint64_t compare_mask,
+						 uint64_t swap,
+						 uint64_t swap_mask)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_masked_atomic(qpx,
+				      IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP,
+				      rkey, remote_addr, compare, compare_mask,
+				      swap, swap_mask);
+}

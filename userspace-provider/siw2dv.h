@@ -27,7 +27,8 @@ extern "C" {
  * 1: siw2dv_is_siw2_context(), siw2dv_query_qp()
  * 2: 8-byte Immediate Data: siw2dv_wr_send_imm64(),
  *    siw2dv_wr_rdma_write_imm64(), siw2dv_wr_send_inv_imm(),
- *    siw2dv_cq_read_imm()
+ *    siw2dv_cq_read_imm(); masked atomics:
+ *    siw2dv_wr_masked_atomic_fetch_add(), siw2dv_wr_masked_atomic_cmp_swp()
  */
 #define SIW2DV_VERSION 2
 
@@ -75,6 +76,24 @@ void siw2dv_wr_send_inv_imm(struct ibv_qp_ex *qp, uint32_t invalidate_rkey,
 			    uint64_t imm);
 void siw2dv_wr_rdma_write_imm64(struct ibv_qp_ex *qp, uint32_t rkey,
 				uint64_t remote_addr, uint64_t imm);
+
+/*
+ * Masked atomics (RFC 7306, the semantics of the kernel's
+ * IB_WR_MASKED_ATOMIC_*; libibverbs has no verb for them), used like
+ * ibv_wr_atomic_fetch_add() / ibv_wr_atomic_cmp_swp() with one 8-byte
+ * ibv_wr_set_sge() for the original value. FetchAdd: a 1 in @add_mask
+ * ends a field, no carry crosses it. CmpSwap: only the bits of
+ * @compare_mask are compared, only those of @swap_mask are swapped. They
+ * complete as IBV_WC_FETCH_ADD / IBV_WC_COMP_SWAP. Errors as for the
+ * builders above (EOPNOTSUPP towards a peer without atomics).
+ */
+void siw2dv_wr_masked_atomic_fetch_add(struct ibv_qp_ex *qp, uint32_t rkey,
+				       uint64_t remote_addr, uint64_t add,
+				       uint64_t add_mask);
+void siw2dv_wr_masked_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t compare,
+				     uint64_t compare_mask, uint64_t swap,
+				     uint64_t swap_mask);
 
 /*
  * The completion at the cursor of @cq (between ibv_start_poll() and

@@ -324,6 +324,11 @@ static bool siw2_cq_ring_add(struct siw2_cq *cq, const struct ib_wc *wc,
 	e = siw2_ring_at(cq->ring, cq->ring_prod);
 	e->wr_id = wc->wr_id;
 	e->opcode = wc->opcode;
+	/* uverbs has no masked opcodes: siw2dv's masked atomics report so. */
+	if (wc->opcode == IB_WC_MASKED_COMP_SWAP)
+		e->opcode = IB_UVERBS_WC_COMP_SWAP;
+	else if (wc->opcode == IB_WC_MASKED_FETCH_ADD)
+		e->opcode = IB_UVERBS_WC_FETCH_ADD;
 	e->status = wc->status;
 	e->flags = (wc->wc_flags & IB_WC_WITH_IMM ? SIW2_CQE_WITH_IMM : 0) |
 		   (wc->wc_flags & IB_WC_WITH_INVALIDATE ?

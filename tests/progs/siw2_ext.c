@@ -29,8 +29,9 @@
  *               and a 1-SGE Read works; the data are compared
  *   atomics     FetchAdd (also wrapping), CmpSwap that matches and one that
  *               does not, by ibv_post_send and by the ibv_wr builders, and
- *               ibv_wr_atomic_write: the returned original value and the
- *               target's new value (read back) are checked; a FetchAdd and
+ *               ibv_wr_atomic_write, and the masked forms through siw2dv:
+ *               the returned original value and the target's new value
+ *               (read back) are checked; a FetchAdd and
  *               a fenced Read of the same slot return the added value
  *   bad-align   (--bad-align, last) a FetchAdd to a misaligned target: it
  *               completes in error, the QP goes to the error state, and
@@ -825,6 +826,35 @@ static void step_atomics(void)
 	wr_end("atomics: Atomic Write", 0);
 	get_send(62, IBV_WC_ATOMIC_WRITE, "Atomic Write");
 	expect("Atomic Write result", peek(32), aw);
+
+	/* Masked forms through siw2dv (no libibverbs verb): two 32-bit fields. */
+	seed(48, 0x00000001ffffffffULL);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 62;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	siw2dv_wr_masked_atomic_fetch_add(qpx, peer.rkey, peer.addr + 48,
+					  0x0000000100000001ULL,
+					  0x8000000080000000ULL);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf + 4112, 8);
+	wr_end("atomics: masked FetchAdd", 0);
+	get_send(62, IBV_WC_FETCH_ADD, "masked FetchAdd");
+	memcpy(&v, buf + 4112, 8);
+	expect("masked FetchAdd original", v, 0x00000001ffffffffULL);
+	expect("masked FetchAdd result", peek(48), 0x0000000200000000ULL);
+	seed(56, 0xaaaaaaaa55555555ULL);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 62;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	siw2dv_wr_masked_atomic_cmp_swp(qpx, peer.rkey, peer.addr + 56,
+					0x1234567855555555ULL, 0xffffffffULL,
+					0xdeadbeef00000000ULL,
+					0xffffffff00000000ULL);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf + 4112, 8);
+	wr_end("atomics: masked CmpSwap", 0);
+	get_send(62, IBV_WC_COMP_SWAP, "masked CmpSwap");
+	memcpy(&v, buf + 4112, 8);
+	expect("masked CmpSwap original", v, 0xaaaaaaaa55555555ULL);
+	expect("masked CmpSwap result", peek(56), 0xdeadbeef55555555ULL);
 
 	/* A fenced Read behind a FetchAdd sees its result. */
 	seed(40, 10);
