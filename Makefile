@@ -10,14 +10,21 @@
 #   make demo       boot a VM with two namespaces and show siw2 devices working
 #   make bench      siw2 vs Linux siw, rxe and TCP in one VM (tools/bench.sh;
 #                   BENCH_QUICK=1 for a short run); results in build/bench/
+#   make check-fresh  make demo, then make check, each once, in a clean
+#                   Debian 12 root (debootstrap + chroot; needs root; not
+#                   part of make check; tools/check-fresh.sh)
 #
-# KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
-# else to the newest installed Debian 6.12 headers.
+# KDIR defaults to the running kernel's build tree if it is a 6.12 kernel
+# and that tree exists, else to the newest installed Debian 6.12 headers.
+# KDIR and KVER are never exported: the targets that install packages first
+# (check, demo, kunit, check-fresh) build in a sub-make, which resolves them
+# again after the headers are there.  A KDIR= given on the command line
+# reaches every sub-make through MAKEFLAGS.
 
 TOP := $(CURDIR)
-RUNNING_BUILD := /lib/modules/$(shell uname -r)/build
+RUNNING_BUILD := $(wildcard /lib/modules/$(shell uname -r)/build)
 ifeq ($(origin KDIR),undefined)
-  ifneq ($(filter 6.12.%,$(shell uname -r)),)
+  ifneq ($(and $(RUNNING_BUILD),$(filter 6.12.%,$(shell uname -r))),)
     KDIR := $(RUNNING_BUILD)
   else
     KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-amd64)))
@@ -25,18 +32,19 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-export KDIR KVER
-
-.PHONY: all module ktest provider progs peer kunit install uninstall check demo deps clean checkpatch bench
+.PHONY: all module ktest provider progs peer kunit install uninstall check check-fresh demo deps clean checkpatch bench
 
 all: module ktest provider progs
 
+NEED_KDIR = @test -d "$(KDIR)" || { echo "KDIR not found: install linux-headers-6.12-amd64 (tools/install-deps.sh) or set KDIR=" >&2; exit 1; }
+
 module:
-	@test -d "$(KDIR)" || { echo "KDIR not found: install linux-headers-6.12-amd64 (tools/install-deps.sh) or set KDIR=" >&2; exit 1; }
+	$(NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
 # In-kernel verbs test module, loaded only inside the test VM.
 ktest:
+	$(NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(TOP)/tests/kmod W=1 modules
 
 provider:
@@ -48,6 +56,7 @@ progs: provider
 # Debian's headers ask for module signing but carry no key; the module is
 # installed unsigned (signatures are not enforced), so skip the attempt.
 install: module provider
+	$(NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
 	depmod -a $(KVER)
 	$(MAKE) -C userspace-provider install
@@ -76,6 +85,10 @@ check: deps
 demo: deps
 	$(MAKE) all
 	tools/demo.sh
+
+# The README's two commands on a clean Debian 12 root (root needed).
+check-fresh:
+	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-fresh.sh
 
 bench:
 	tools/install-deps.sh bench

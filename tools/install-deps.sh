@@ -6,8 +6,14 @@
 # "apt-get update" runs only when something is missing, so a fully set up
 # machine pays nothing but one dpkg-query call.
 #
+# Packages are installed without their recommended packages: those of
+# qemu-system-x86 alone pull a GTK desktop stack (qemu-system-gui) that
+# nothing here runs.  Every package a step uses is named below instead,
+# including the few that other packages only recommend (see the comments).
+#
 #   tools/install-deps.sh          build + test packages (make check, CI)
 #   tools/install-deps.sh bench    those plus the benchmark's (make bench)
+#   tools/install-deps.sh fresh    what make check-fresh needs on the host
 set -euo pipefail
 
 PKGS=(
@@ -21,21 +27,30 @@ PKGS=(
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
 	gcc make pkg-config strace
 	tshark			# case 66: decode a capture of the atomic traffic
+	iperf3			# make demo: TCP throughput on the same veth
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 )
 
 # Only "make bench" needs these (tools/bench.sh): TCP baselines in the
 # guest and the plots on the host.
 BENCH_PKGS=(
-	iperf3 sockperf		# TCP bandwidth, TCP ping-pong latency
+	sockperf		# TCP ping-pong latency (iperf3 is in PKGS)
 	gnuplot-nox		# bandwidth.png, latency.png
+)
+
+# Only "make check-fresh" needs these (tools/check-fresh.sh), on the host
+# that builds the clean root; the root itself installs PKGS.
+FRESH_PKGS=(
+	debootstrap debian-archive-keyring	# the clean Debian root
+	git			# git archive of HEAD
 )
 
 want=("${PKGS[@]}")
 case ${1:-} in
 '') ;;
 bench) want+=("${BENCH_PKGS[@]}") ;;
-*) echo "install-deps: unknown argument '$1' (usage: $0 [bench])" >&2; exit 2 ;;
+fresh) want=("${FRESH_PKGS[@]}") ;;
+*) echo "install-deps: unknown argument '$1' (usage: $0 [bench|fresh])" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -58,4 +73,4 @@ fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" </dev/null
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# tools/check-fresh.sh: prove the README's two commands on a clean Debian 12
+# machine (make check-fresh).  Needs root (debootstrap, mount, chroot) and
+# about 15 GiB of disk under the cache directory.
+#
+#   1. A minimal Debian root ("debootstrap --variant=minbase"), made once
+#      and kept pristine under $CACHE/<release>-base (outside the repo).
+#   2. Every run copies it to $CACHE/<release>-run, so each run starts from
+#      a machine that has none of the project's packages, and adds what a
+#      person reading the README has: make (the only prerequisite the
+#      README names), the apt sources of the release (main, updates and
+#      security: Linux 6.12 comes from the security suite) and a
+#      policy-rc.d that keeps package scripts from starting daemons
+#      (nfs-kernel-server, rpcbind) in the chroot, where nothing would stop
+#      them.
+#   3. A clean "git archive" of HEAD goes to /root/siw2 in that root, and
+#      ../shared/specs (the protocol digest, as CI has it beside the clone)
+#      to /root/shared/specs when it exists.
+#   4. With /proc, /sys and /dev bind-mounted, "make demo" and then
+#      "make check" each run exactly once in the chroot, as root, with an
+#      empty environment (HOME=/root: every cache is cold).
+#
+# Logs: build/check-fresh/{setup,demo,check}.log and times.txt (seconds of
+# each step).  The last line is the result of "make check" ("N passed, N
+# failed, N skipped"); the exit status is non-zero if debootstrap, the
+# demo or the suite failed.
+#
+# Environment:
+#   SIW2_FRESH_CACHE     cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/siw2-fresh)
+#   SIW2_FRESH_MIRROR    Debian mirror (default http://deb.debian.org/debian)
+#   SIW2_FRESH_SECURITY  security mirror (default http://deb.debian.org/debian-security)
+#   SIW2_FRESH_RELEASE   Debian release (default bookworm)
+#   SIW2_FRESH_KEEP=1    keep the run's root afterwards (it is replaced by
+#                        the next run anyway)
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REL=${SIW2_FRESH_RELEASE:-bookworm}
+MIRROR=${SIW2_FRESH_MIRROR:-http://deb.debian.org/debian}
+SECURITY=${SIW2_FRESH_SECURITY:-http://deb.debian.org/debian-security}
+CACHE=${SIW2_FRESH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/siw2-fresh}
+BASE=$CACHE/$REL-base
+RUN=$CACHE/$REL-run
+OUT=$TOP/build/check-fresh
+
+die() { echo "check-fresh: $*" >&2; exit 1; }
+say() { echo "check-fresh: $*"; }
+
+[[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mount, chroot): run it with sudo"
+case $REL in
+bookworm) ;;
+*) die "release '$REL' is not supported yet (bookworm)" ;;
+esac
+git -C "$TOP" rev-parse --verify -q HEAD >/dev/null || die "$TOP is not a git checkout"
+
+mkdir -p "$OUT" "$CACHE"
+: >"$OUT/times.txt"
+exec 9>"$CACHE/.lock"
+flock -n 9 || die "another check-fresh holds $CACHE/.lock"
+
+# step NAME LOG CMD...: run CMD with its output in LOG (and on the
+# terminal), record the seconds it took; return its status.
+step() {
+	local name=$1 log=$2 t0 rc
+	shift 2
+	t0=${EPOCHREALTIME/./}
+	say "$name (log: ${log#"$TOP"/})"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	printf '%-10s %6d s  rc %d\n' "$name" $(( (${EPOCHREALTIME/./} - t0) / 1000000 )) "$rc" |
+		tee -a "$OUT/times.txt"
+	return "$rc"
+}
+
+mounted=()
+unmount_all() {
+	local i
+	for (( i = ${#mounted[@]} - 1; i >= 0; i-- )); do
+		umount -R "${mounted[i]}" 2>/dev/null || umount -lR "${mounted[i]}"
+	done
+	mounted=()
+}
+cleanup() {
+	# Anything the suite left running in the chroot (it should be none).
+	if [[ -d $RUN/proc ]]; then
+		local p root
+		for p in /proc/[0-9]*; do
+			root=$(readlink "$p/root" 2>/dev/null) || continue
+			[[ $root == "$RUN" ]] && kill -9 "${p#/proc/}" 2>/dev/null
+		done
+	fi
+	unmount_all
+	[[ ${SIW2_FRESH_KEEP:-0} == 1 ]] || rm -rf --one-file-system "$RUN"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- 1. the pristine root, once ----
+make_base() {
+	local tmp=$BASE.tmp
+	tools/install-deps.sh fresh || return 1
+	rm -rf --one-file-system "$tmp"
+	debootstrap --variant=minbase "$REL" "$tmp" "$MIRROR" || return 1
+	mv "$tmp" "$BASE"
+}
+cd "$TOP" || exit 1
+if [[ ! -x $BASE/bin/bash ]]; then
+	step debootstrap "$OUT/debootstrap.log" make_base || die "debootstrap failed"
+else
+	say "using the cached clean root $BASE"
+fi
+
+# ---- 2. this run's root ----
+setup_run() {
+	rm -rf --one-file-system "$RUN"
+	cp -a "$BASE" "$RUN" || return 1
+	cat >"$RUN/etc/apt/sources.list" <<-EOF
+	deb $MIRROR $REL main
+	deb $MIRROR $REL-updates main
+	deb $SECURITY $REL-security main
+	EOF
+	printf '#!/bin/sh\n# check-fresh: no daemons in the chroot\nexit 101\n' \
+		>"$RUN/usr/sbin/policy-rc.d"
+	chmod 755 "$RUN/usr/sbin/policy-rc.d"
+	cp -L /etc/resolv.conf "$RUN/etc/resolv.conf"
+	# Copy the tree as committed, never the working copy.
+	mkdir -p "$RUN/root/siw2"
+	git -C "$TOP" archive --format=tar HEAD | tar -x -C "$RUN/root/siw2" || return 1
+	if [[ -d $TOP/../shared/specs ]]; then
+		mkdir -p "$RUN/root/shared"
+		cp -a "$TOP/../shared/specs" "$RUN/root/shared/"
+	fi
+	local m
+	for m in proc sys dev; do
+		mount --rbind "/$m" "$RUN/$m" || return 1
+		mount --make-rslave "$RUN/$m"
+		mounted+=("$RUN/$m")
+	done
+	in_root apt-get update -q &&
+		in_root apt-get install -y -q --no-install-recommends make
+}
+
+# in_root CMD...: CMD in the run's root, as root, in a clean environment.
+in_root() {
+	chroot "$RUN" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive "$@" </dev/null
+}
+
+step setup "$OUT/setup.log" setup_run || die "setting up the run's root failed"
+say "HEAD $(git -C "$TOP" rev-parse --short HEAD) in $RUN/root/siw2"
+
+# ---- 3. the README's two commands, once each ----
+rc=0
+step "make demo" "$OUT/demo.log" in_root make -C /root/siw2 demo || rc=1
+step "make check" "$OUT/check.log" in_root make -C /root/siw2 check || rc=1
+# Keep what the suite wrote, for the record.
+[[ -d $RUN/root/siw2/build/vm-logs ]] &&
+	{ rm -rf "$OUT/vm-logs"; cp -a "$RUN/root/siw2/build/vm-logs" "$OUT/"; }
+
+echo
+cat "$OUT/times.txt"
+grep -q '^demo: ok' "$OUT/demo.log" || { say "make demo did not end with 'demo: ok'"; rc=1; }
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/check.log" | tail -n1)
+[[ -n $summary ]] || { summary="0 passed, 1 failed, 0 skipped"; rc=1; }
+[[ $summary == *" 0 failed,"* ]] || rc=1
+echo "$summary"
+exit "$rc"
