@@ -10,17 +10,24 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=${TERM:-linux}
 R=/run/siw2
 
+# devtmpfs has no /dev/fd (udev would add it): process substitution and
+# /dev/stdin in the job's scripts need it.
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+[[ -e /dev/stdin ]] || ln -s /proc/self/fd/0 /dev/stdin
+[[ -e /dev/stdout ]] || ln -s /proc/self/fd/1 /dev/stdout
+[[ -e /dev/stderr ]] || ln -s /proc/self/fd/2 /dev/stderr
+
 # Power-off is asynchronous and shuts the 9p transports down while it runs,
 # so neither an exec (sleep) nor bash re-reading this script may follow it:
 # either can fail and let PID 1 exit, which panics the guest after a passing
-# case.  PID 1 waits with a builtin on a pipe nobody writes to.
-poweroff_now() {
-	local never
+# case.  PID 1 waits with a builtin on a pipe nobody writes to, opened now,
+# while every file system is still there.
+exec {never_fd}<> <(:)
 
-	exec {never}<> <(:)
+poweroff_now() {
 	sync
 	echo o >/proc/sysrq-trigger || busybox poweroff -f
-	while :; do read -r -u "$never" _; done
+	while :; do read -r -u "$never_fd" _; done 2>/dev/null
 }
 
 # shellcheck source=/dev/null
