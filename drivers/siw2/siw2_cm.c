@@ -834,9 +834,8 @@ int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 		return rv;
 	}
 	siw2_cep_step(cep, ev);
-	trace_siw2_cep_conn(cep->id, cep->active, cep->conn.rev, cep->conn.crc,
-			    cep->conn.p2p, cep->conn.rtr, cep->conn.ird,
-			    cep->conn.ord, cep->conn.caps);
+	trace_siw2_cep_conn(cep->id, cep->active, &cep->conn,
+			    siw2_conn_fenced(&cep->conn, cep->active));
 	return 0;
 }
 

@@ -314,6 +314,9 @@ int siw2_mpa_respond(const struct siw2_mpa_frame *req, u16 ulp_ird,
 	memset(conn, 0, sizeof(*conn));
 	conn->rev = req->rev;
 	conn->caps = rep->caps & SIW2_MPA_CAPS;
+	/* Only a siw2 Initiator sets these bits, whatever we offer. */
+	conn->early_fpdu = req->rev == SIW2_MPA_REV2 &&
+			   (req->caps & SIW2_MPA_CAPS);
 	conn->p2p = rep->p2p;
 	conn->rtr = rtr;
 	conn->ird = ird;

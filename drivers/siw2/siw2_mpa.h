@@ -75,12 +75,16 @@ enum siw2_crc_policy {
  * @p2p: peer-to-peer mode (an RTR precedes all traffic)
  * @rtr: the single SIW2_RTR_* form used, 0 if none (or a ULP Send)
  * @ird: inbound RDMA Read queue depth, @ord: outbound
+ * @early_fpdu: Responder only: the Initiator set a DEC-4 bit in its
+ *	Request, which promises it takes FPDUs right behind the Reply, so
+ *	client-server mode needs no MPA fence (design.md, "MPA fencing")
  */
 struct siw2_mpa_conn {
 	u8 rev;
 	bool crc;
 	u8 caps;
 	bool p2p;
+	bool early_fpdu;
 	u8 rtr;
 	u16 ird;
 	u16 ord;
@@ -94,6 +98,18 @@ struct siw2_mpa_conn {
 static inline bool siw2_conn_ext(const struct siw2_mpa_conn *c)
 {
 	return c->caps;
+}
+
+/*
+ * MPA fencing (RFC 5044 7.1.2, BASE-MPA-11): a client-server Responder
+ * sends no FPDU before the Initiator's first one, unless the Initiator
+ * promised to take FPDUs right behind the Reply (@early_fpdu, DEC-4).
+ * Peer-to-peer mode has its RTR instead.
+ */
+static inline bool siw2_conn_fenced(const struct siw2_mpa_conn *c,
+				    bool active)
+{
+	return !active && !c->p2p && !c->early_fpdu;
 }
 
 /* The RDMAP version of every message on the connection (DEC-4). */

@@ -543,7 +543,8 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	init_completion(&qp->released);
 	mutex_init(&qp->state_lock);
 	qp->state = SIW2_QP_IDLE;
-	qp->ib_state = IB_QPS_RESET;
+	/* iWARP verbs have no Reset: a new QP is in INIT, as on any RNIC. */
+	qp->ib_state = IB_QPS_INIT;
 	qp->srq = attr->srq ? to_siw2_srq(attr->srq) : NULL;
 	qp->scq = to_siw2_cq(attr->send_cq);
 	qp->rcq = to_siw2_cq(attr->recv_cq);
@@ -553,6 +554,7 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		rv = siw2_qp_rings_create(qp, uctx, &resp);
 		if (rv)
 			goto err_wq;
+		siw2_qp_rings_state(qp, qp->ib_state);
 	}
 
 	rv = xa_alloc_cyclic(&sdev->qp_xa, &qpn, qp,
@@ -1239,7 +1241,7 @@ int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep)
  * @active: this side sent the MPA Request
  *
  * Starts the data path. A client-server Responder sends nothing before
- * the Initiator's first FPDU (RFC 5044 7.1.2, MPA fencing).
+ * the Initiator's first FPDU (siw2_conn_fenced()).
  *
  * Return: 0, or -ECONNABORTED if the QP left Idle or was detached (its
  * consumer moved it to Error or destroyed it meanwhile).
@@ -1267,7 +1269,7 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		qp->orq_count = 0;
 		qp->sq_txpos = 0;
 		qp->err_slot = U32_MAX;
-		qp->fenced = !active && !conn->p2p;
+		qp->fenced = siw2_conn_fenced(conn, active);
 		siw2_tx_init(qp);
 		/* A Read RTR used QN 1 MSN 1 of the Initiator (MPA2-P2P-15). */
 		if (conn->p2p && conn->rtr == SIW2_RTR_READ && active)

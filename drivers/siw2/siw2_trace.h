@@ -11,6 +11,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "siw2_mpa.h"
+
 DECLARE_EVENT_CLASS(siw2_dev_class,
 		    TP_PROTO(u32 dev_id, const char *netdev),
 		    TP_ARGS(dev_id, netdev),
@@ -156,9 +158,9 @@ TRACE_EVENT(siw2_cep_port_busy,
 		      __entry->id, __entry->port));
 
 TRACE_EVENT(siw2_cep_conn,
-	    TP_PROTO(u32 id, bool active, u8 rev, bool crc, bool p2p, u8 rtr,
-		     u16 ird, u16 ord, u8 caps),
-	    TP_ARGS(id, active, rev, crc, p2p, rtr, ird, ord, caps),
+	    TP_PROTO(u32 id, bool active, const struct siw2_mpa_conn *conn,
+		     bool fenced),
+	    TP_ARGS(id, active, conn, fenced),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(bool, active)
 			     __field(u8, rev)
@@ -167,21 +169,23 @@ TRACE_EVENT(siw2_cep_conn,
 			     __field(u8, rtr)
 			     __field(u16, ird)
 			     __field(u16, ord)
-			     __field(u8, caps)),
+			     __field(u8, caps)
+			     __field(bool, fenced)),
 	    TP_fast_assign(__entry->id = id;
 			   __entry->active = active;
-			   __entry->rev = rev;
-			   __entry->crc = crc;
-			   __entry->p2p = p2p;
-			   __entry->rtr = rtr;
-			   __entry->ird = ird;
-			   __entry->ord = ord;
-			   __entry->caps = caps;),
-	    TP_printk("cep=%u %s rdma mode: rev %u crc %d p2p %d rtr 0x%x ird %u ord %u caps 0x%x",
+			   __entry->rev = conn->rev;
+			   __entry->crc = conn->crc;
+			   __entry->p2p = conn->p2p;
+			   __entry->rtr = conn->rtr;
+			   __entry->ird = conn->ird;
+			   __entry->ord = conn->ord;
+			   __entry->caps = conn->caps;
+			   __entry->fenced = fenced;),
+	    TP_printk("cep=%u %s rdma mode: rev %u crc %d p2p %d rtr 0x%x ird %u ord %u caps 0x%x fence %d",
 		      __entry->id, __entry->active ? "active" : "passive",
 		      __entry->rev, __entry->crc, __entry->p2p,
 		      __entry->rtr, __entry->ird, __entry->ord,
-		      __entry->caps));
+		      __entry->caps, __entry->fenced));
 
 #endif /* _SIW2_TRACE_H */
 

@@ -84,7 +84,7 @@ out:
 static void test_cq_qp(struct ib_pd *pd)
 {
 	struct ib_device *ibdev = pd->device;
-	struct ib_qp_init_attr init = {};
+	struct ib_qp_init_attr init = {}, qinit;
 	struct ib_qp_attr attr = {};
 	const struct ib_recv_wr *bad_rwr;
 	const struct ib_send_wr *bad_swr;
@@ -122,6 +122,13 @@ static void test_cq_qp(struct ib_pd *pd)
 	if (IS_ERR(qp))
 		goto out_cq;
 
+	/* iWARP verbs have no Reset state: an RNIC's new QP is in INIT. */
+	rv = ib_query_qp(qp, &attr, IB_QP_STATE, &qinit);
+	CHECK(!rv && attr.qp_state == IB_QPS_INIT && attr.cur_qp_state == IB_QPS_INIT,
+	      "new QP is INIT: %d, state %d", rv, attr.qp_state);
+	attr.qp_state = IB_QPS_RESET;
+	rv = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	CHECK(!rv, "INIT -> RESET: %d", rv);
 	rv = ib_post_recv(qp, &rwr, &bad_rwr);
 	CHECK(rv == -EINVAL, "post_recv in RESET: %d", rv);
 	attr.qp_state = IB_QPS_INIT;

@@ -1031,6 +1031,44 @@ static void respond_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, conn.caps, t->exp_conn_caps);
 }
 
+/*
+ * MPA fencing (BASE-MPA-11) as the Responder settles it: only a Rev 2
+ * Request with a DEC-4 bit (a siw2 Initiator) lifts the fence, whatever
+ * this side offers; peer-to-peer mode never fences (its RTR comes first);
+ * the Initiator never fences.
+ */
+static void respond_fence_base_mpa_11_dec_4(struct kunit *test)
+{
+	static const struct {
+		const char *desc;
+		struct fr req;
+		u8 local_caps;
+		bool early, fenced;
+	} t[] = {
+		{ "rev2_caps_6", E2(.caps = 0x06), 0x06, true, false },
+		{ "rev2_caps_2_local_none", E2(.caps = 0x02), 0, true, false },
+		{ "rev2_caps_4_unenhanced", { .rev = 2, .caps = 0x04 }, 0x06, true, false },
+		{ "rev2_no_caps_linux_siw", E2(), 0x06, false, true },
+		{ "rev2_ack_bit_only", E2(.caps = 0x01), 0x06, false, true },
+		{ "rev1_caps_ignored", { .rev = 1, .caps = 0x06 }, 0x06, false, true },
+		{ "rev1_plain", { .rev = 1 }, 0x06, false, true },
+		{ "p2p_no_caps", P2(.ird = 1, .ord = 1, .rtr = W), 0x06, false, false },
+	};
+	struct siw2_mpa_frame req, rep;
+	struct siw2_mpa_conn conn;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		to_frame(&t[i].req, SIW2_MPA_REQUEST, &req);
+		KUNIT_ASSERT_EQ(test, siw2_mpa_respond(&req, 1, 1, 16, t[i].local_caps,
+						       W | R, &rep, &conn), 0);
+		KUNIT_EXPECT_EQ_MSG(test, conn.early_fpdu, t[i].early, "%s", t[i].desc);
+		KUNIT_EXPECT_EQ_MSG(test, siw2_conn_fenced(&conn, false), t[i].fenced,
+				    "%s", t[i].desc);
+		KUNIT_EXPECT_FALSE_MSG(test, siw2_conn_fenced(&conn, true), "%s", t[i].desc);
+	}
+}
+
 /* The Reply siw2_mpa_respond() builds must be encodable (14-bit, Rev, caps). */
 static void respond_reply_encodes(struct kunit *test)
 {
@@ -1221,6 +1259,7 @@ static void crc_resolve_table_base_mpa_4(struct kunit *test)
 static struct kunit_case negotiate_cases[] = {
 	KUNIT_CASE_PARAM(respond_table, respond_gen_params),
 	KUNIT_CASE(respond_reply_encodes),
+	KUNIT_CASE(respond_fence_base_mpa_11_dec_4),
 	KUNIT_CASE_PARAM(complete_table, complete_gen_params),
 	KUNIT_CASE(term_codes_mpa2_err_1),
 	KUNIT_CASE_PARAM(crc_resolve_table_base_mpa_4, crc_gen_params),

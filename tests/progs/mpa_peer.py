@@ -66,8 +66,9 @@ Both: --timeout SECS (10) --tolerance SECS (0.5) --key STR --timestamps
   the client's first FPDU, or the server's Read Response).
 Built-in checks (fail even with --expect none): a bad CRC where CRC was
   negotiated, an RTR or Read Response that is not byte-exact, an FPDU from
-  the Responder before the Initiator's first FPDU (MPA fencing), and (server)
-  no complete Request.
+  the Responder before the Initiator's first FPDU (MPA fencing; unless our
+  Rev 2 Request carried --caps 0x2 or 0x4, siw2's promise to take them),
+  and (server) no complete Request.
 Expectations (--expect, default none = only the built-in checks):
   closed                  the peer closes (FIN or RST) within --timeout
   term:L/E/C              a Terminate with that Layer/EType/Code, then close
@@ -564,7 +565,10 @@ class Session:
             self.error("CRC negotiated but FPDU CRC is %s" % d["crc"])
         if self.crc_on is False and d["crc"] == "bad":
             self.out("note: CRC not negotiated; CRC field is nonzero and not the CRC (allowed)")
-        if self.is_initiator and not self.sent_fpdu and d["op"] != 0x7:
+        # A Request with siw2's capability bits (Rev 2, 0x2/0x4) promises
+        # FPDUs are welcome right behind the Reply: no fence then.
+        early_ok = self.a.rev == 2 and self.a.caps & 0x6
+        if self.is_initiator and not self.sent_fpdu and d["op"] != 0x7 and not early_ok:
             self.error("Responder sent an FPDU before the Initiator's first FPDU (MPA fencing)")
         self.fpdus.append(d)
         return d
