@@ -492,10 +492,9 @@ run_siw2() {
 		return
 	fi
 	[[ $drv == siw2-syscalls ]] && echo 0 >/sys/module/siw2/parameters/user_rings
-	# Peer-to-peer mode: ib_write_lat's server writes first, which a
-	# client-server Responder may not (MPA fencing, BASE-MPA-11).
-	echo 1 >/sys/module/siw2/parameters/peer_to_peer
-	say "$drv: peer_to_peer=1, mpa_crc=$(cat /sys/module/siw2/parameters/mpa_crc) user_rings=$(cat /sys/module/siw2/parameters/user_rings)"
+	# Default parameters: ib_write_lat's server writes first, which a
+	# siw2 Responder may towards a siw2 client (design.md, "MPA fencing").
+	say "$drv: peer_to_peer=$(cat /sys/module/siw2/parameters/peer_to_peer), mpa_crc=$(cat /sys/module/siw2/parameters/mpa_crc) user_rings=$(cat /sys/module/siw2/parameters/user_rings)"
 	if ! devs_add siw2 $NS_A siw2_a $NS_A-v $NS_B siw2_b $NS_B-v; then
 		driver_failed "$drv" nspair "rdma link add / port not active"
 	else

@@ -30,8 +30,6 @@ T=/sys/kernel/tracing
 P=/sys/module/siw2/parameters
 
 siw2_load
-# ib_write_lat's server writes first (see performance.md).
-echo 1 >$P/peer_to_peer
 ns_pair pa pb 14
 siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
 siw2_link_add pb s2b pb-v || fail "rdma link add s2b"

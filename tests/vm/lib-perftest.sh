@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# perftest runs between the namespaces pa (server, $SRV) and pb (client)
+# of cm_ns_pair, shared by 62-dp-perftest.sh and 67-perftest-defaults.sh.
+# Source after lib.sh, lib-peer.sh and lib-cm.sh, set R (results dir) and
+# SRV (the server's address), create the namespaces and the devices
+# (dp_pair_devices sets DP_DEV_A in pa and DP_DEV_B in pb), then:
+#
+#   pt_start             start the anchor process in pa (for pa-v's byte
+#                        counters) and the summary file $R/summary.txt
+#   pt_run PAIR TOOL SIZE [ITERS]
+#                        one checked run, repeated once after a known fault
+#                        of perftest or of Linux siw (see pt_run); on
+#                        failure it is listed in FAILED and returns 1
+#   pt_try PAIR TOOL SIZE ITERS OUT
+#                        one run without repetition; sets WHY, CRES, SRES
+#   kill_all             kill what is still running (also on EXIT)
+#   uptime_s             guest uptime in whole seconds
+#
+# PT_OPTS: extra perftest options of both sides, PT_TAG: the tag they add
+# to the run's name.  PT_TMO: the client's time limit (default 45 s).
+# Atomic tools (ib_atomic_*) get no -s: their size is 8 octets.
+# What a run checks is written at the top of 62-dp-perftest.sh.
+
+FAILED=() NOTRUN=() port=7900 runs=0
+PT_OPTS=() PT_TAG=''
+srv_pid='' cli_pid='' anchor=''
+
+kill_all() {
+	local p
+	for p in $cli_pid $srv_pid $anchor; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	cli_pid='' srv_pid='' anchor=''
+}
+
+# pt_start: a process in pa, for pa-v's byte counters; the summary header.
+pt_start() {
+	ip netns exec pa sleep 100000 &
+	anchor=$!
+	trap kill_all EXIT
+	wait_until 10 eval "grep -q pa-v: /proc/$anchor/net/dev" ||
+		fail "no pa-v in the anchor's namespace"
+	printf '%-18s %-13s %8s %5s  %-34s %-34s %s\n' pair tool size iters \
+		client server ms >"$R/summary.txt"
+}
+
+# pa_bytes: "RX TX" byte counters of pa-v.
+pa_bytes() {
+	local name rx tx rest
+	while read -r name rx _ _ _ _ _ _ _ tx rest; do
+		[[ $name == pa-v: ]] && { echo "$rx $tx"; return 0; }
+	done <"/proc/$anchor/net/dev"
+	return 1
+}
+
+show() {
+	local f
+	for f in "$@"; do
+		[[ -s $f ]] && tail -n 25 "$f" | sed "s|^|  ${f#"$R"/}: |"
+	done
+	return 0
+}
+
+# result FILE bw|lat SIZE ITERS: check the result line (the first line
+# after the "#bytes" header that starts with a number); print its numbers,
+# or what is wrong and return 1.  "inf" is accepted only after perftest's
+# own "Correlation coefficient r^2: ... < 0.9" warning: its CPU clock
+# calibration failed (seen under TCG on a loaded host), so it has no
+# time base, but the run itself completed.
+result() {
+	awk -v kind="$2" -v size="$3" -v iters="$4" '
+	function pos(v) { return v == "inf" ? calib : v + 0 > 0 }
+	/Correlation coefficient/ { calib = 1 }
+	/^ *#bytes/ { hdr = 1; next }
+	hdr && !found && $1 ~ /^[0-9]+$/ && NF >= 5 {
+		found = 1
+		if ($1 != size || (iters ~ /^D/ ? $2 + 0 < 1 : $2 != iters))
+			bad = "result line for " $1 " B x " $2 ", not " size " x " iters
+		else if (kind == "bw" && !pos($4) && !pos($5))
+			bad = "BW average and MsgRate 0"
+		else if (kind == "bw" && size >= 4096 && !pos($4))
+			bad = "BW average 0"
+		else if (kind == "lat" && !(pos($5) && pos($6)))
+			bad = "latency 0"
+		if (kind == "bw")
+			res = sprintf("%s MB/s %s Mpps", $4, $5)
+		else
+			res = sprintf("t_typical %s us t_avg %s us", $5, $6)
+		if (calib)
+			res = res " (no clock)"
+		line = $0
+	}
+	END {
+		if (!found) { print "no result line"; exit 1 }
+		if (bad != "") { print bad ": " line; exit 1 }
+		print res
+	}' "$1"
+}
+
+# pt_try PAIR TOOL SIZE ITERS OUT: one server/client run, outputs OUT.s
+# and OUT.c; sets WHY (what went wrong, empty if nothing), CRES, SRES.
+pt_try() {
+	local pair=$1 tool=$2 size=$3 iters=$4 o=$5 kind=bw rc src m b0 b1 drx dtx
+	local -a count=(-n "$iters")
+	[[ $tool == *_lat ]] && kind=lat
+	# D<secs>: perftest's duration mode instead of an iteration count.
+	[[ $iters == D* ]] && count=(-D "${iters#D}")
+	local -a sz=(-s "$size")
+	[[ $tool == ib_atomic_* ]] && sz=()
+	WHY=() CRES=- SRES=- STALL=
+	port=$((port + 1))
+	b0=$(pa_bytes)
+	ip netns exec pa stdbuf -oL "$tool" -R -d "$DP_DEV_A" -p "$port" \
+		"${sz[@]}" "${count[@]}" "${PT_OPTS[@]}" >"$o.s" 2>&1 &
+	srv_pid=$!
+	if ! wait_tcp_listen "$srv_pid" "$port" 20; then
+		kill_srv
+		WHY=("server not listening on port $port after 20 s")
+		return 1
+	fi
+	ip netns exec pb stdbuf -oL "$tool" -R -d "$DP_DEV_B" -p "$port" \
+		"${sz[@]}" "${count[@]}" "${PT_OPTS[@]}" "$SRV" >"$o.c" 2>&1 &
+	cli_pid=$!
+	local probe=()
+	[[ $pair == siw:* ]] && probe=(siw_rx_stalled pa "$port")
+	reap rc "$cli_pid" "${PT_TMO:-45}" "${probe[@]}"
+	STALL=$REAP_NOTE
+	cli_pid=''
+	reap src "$srv_pid" 15
+	srv_pid=''
+	b1=$(pa_bytes)
+	drx=$(( ${b1% *} - ${b0% *} )) dtx=$(( ${b1#* } - ${b0#* } ))
+
+	case $rc in
+	0) ;;
+	124) WHY+=("client still running after ${PT_TMO:-45} s, killed") ;;
+	*) WHY+=("client rc $rc") ;;
+	esac
+	case $src in
+	0) ;;
+	124) WHY+=("server still running 15 s after the client, killed") ;;
+	*) WHY+=("server rc $src") ;;
+	esac
+	grep -Eiq "error|fail|unable|couldn'?t|can'?t|invalid|not supported" "$o.c" &&
+		WHY+=("client reported errors")
+	grep -Eiq "error|fail|unable|couldn'?t|can'?t|invalid|not supported" "$o.s" &&
+		WHY+=("server reported errors")
+	CRES=$(result "$o.c" "$kind" "$size" "$iters") || WHY+=("client: $CRES")
+	# The passive server of a Read or Atomic ping-pong prints no result.
+	if [[ $tool != ib_read_lat && $tool != ib_atomic_lat ]]; then
+		SRES=$(result "$o.s" "$kind" "$size" "$iters") || WHY+=("server: $SRES")
+	fi
+	# Payload on the wire, in the direction(s) of the data.
+	if [[ $iters == D* ]]; then
+		m=$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $1 * $2; exit }' "$o.c")
+		m=${m:-1}
+	else
+		m=$((size * iters))
+	fi
+	case $tool in
+	ib_send_bw | ib_write_bw) (( drx >= m )) || WHY+=("pa-v received $drx bytes, payload $m") ;;
+	ib_read_bw | ib_read_lat) (( dtx >= m )) || WHY+=("pa-v sent $dtx bytes, payload $m") ;;
+	*) (( drx >= m && dtx >= m )) || WHY+=("pa-v received $drx and sent $dtx bytes, payload $m each way") ;;
+	esac
+	(( ${#WHY[@]} == 0 ))
+}
+
+# pt_run PAIR TOOL SIZE: pt_try, once more if the failed attempt shows
+# one of the known faults of the tools or of Linux siw (see the top):
+# perftest's clock calibration failure (its bw tools then exit 1 with
+# "Can't produce a report", and the other side sees its QP flushed), the
+# data connection refused before the server listened, or siw's accept
+# race; returns 1 (and records it in FAILED) on any failure.
+pt_run() {
+	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f again
+	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
+	name=$pair/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
+	o=$R/${pair//:/-}/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
+	mkdir -p "${o%/*}"
+	runs=$((runs + 1))
+	t0=${EPOCHREALTIME/./}
+	if ! pt_try "$pair" "$tool" "$size" "$iters" "$o"; then
+		again=''
+		if [[ -n $STALL ]]; then
+			again="hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled)"
+		elif grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$o.c"; then
+			again="the client's data connection came before the server listened (REJECTED -111; perftest's retry then fails, see the top)"
+		elif grep -q 'Correlation coefficient' "$o.c" "$o.s"; then
+			printf -v m '%s; ' "${WHY[@]}"
+			again="perftest's clock calibration failed (${m%; })"
+		fi
+		if [[ -n $again ]]; then
+			log "$name: $again; once more"
+			for f in "$o.c" "$o.s"; do
+				mv "$f" "$f.try1"
+			done
+			pt_try "$pair" "$tool" "$size" "$iters" "$o"
+		fi
+	fi
+	t0=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
+	printf '%-18s %-13s %8s %5s  %-34s %-34s %s\n' "$pair" "$tool" "$size" "$iters" \
+		"${CRES//$'\n'/ }" "${SRES//$'\n'/ }" "$t0" >>"$R/summary.txt"
+	if (( ${#WHY[@]} )); then
+		show "$o.c" "$o.s"
+		printf '%s\n' "${WHY[@]/#/$name: FAILED: }" >&2
+		printf -v m '%s; ' "${WHY[@]}"
+		FAILED+=("$name: ${m%; }")
+		return 1
+	fi
+	log "ok $name x $iters: $CRES ($t0 ms)"
+}
+
+kill_srv() {
+	[[ -n $srv_pid ]] || return 0
+	kill -9 "$srv_pid" 2>/dev/null
+	wait "$srv_pid" 2>/dev/null
+	srv_pid=''
+}
+
+uptime_s() {
+	local up
+	read -r up _ </proc/uptime
+	echo "${up%.*}"
+}
