@@ -13,7 +13,7 @@
 # reason = first stdout line starting with "SKIP:"), when it runs out of
 # time (300 s, or "# timeout: N" in the case file; QEMU is then killed), or
 # when the guest kernel log shows a warning, BUG, oops, leak report and the
-# like (see KLOG_BAD below).
+# like (KLOG_BAD in tests/vm/vm.sh).
 #
 # -j runs up to N guests at once (default: number of CPUs); each guest
 # takes 2 vCPUs and SIW2_VM_MEM (2G) of memory.
@@ -30,14 +30,7 @@ source "$SIW2_TOP/tests/vm/vm.sh"
 
 LOGDIR=$SIW2_TOP/build/vm-logs
 DEFAULT_TIMEOUT=300
-# Kernel log lines that fail a case, whatever its exit status.  \bBUG\b so
-# that "DEBUG" does not match.
-KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|UBSAN|general protection|kmemleak|Call Trace|Kernel panic'
-# A user-space program's fault is logged as "traps: PROG[PID] general
-# protection fault ip:... in LIB[...]": the program's bug, not the kernel's
-# (perftest 4.5-0.17 crashes that way in librdmacm, see 62-dp-perftest.sh);
-# the case judges the program's exit.
-KLOG_USER=' traps: [^ ]+\[[0-9]+\] .* in [^ ]+\['
+# KLOG_BAD and KLOG_USER (the kernel log lines that fail a case): vm.sh.
 
 jobs=1
 cases=()

@@ -35,6 +35,15 @@
 SIW2_TOP=${SIW2_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SIW2_VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/siw2-vm
 
+# Kernel log lines that fail a case (run.sh) or the demo, whatever the
+# exit status.  \bBUG\b so that "DEBUG" does not match.
+KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|UBSAN|general protection|kmemleak|Call Trace|Kernel panic'
+# A user-space program's fault is logged as "traps: PROG[PID] general
+# protection fault ip:... in LIB[...]": the program's bug, not the kernel's
+# (perftest 4.5-0.17 crashes that way in librdmacm, see 62-dp-perftest.sh);
+# the case judges the program's exit.
+KLOG_USER=' traps: [^ ]+\[[0-9]+\] .* in [^ ]+\['
+
 vm_kernel() {
 	local img ver
 	img=$(ls -1 /boot/vmlinuz-6.12*-amd64 2>/dev/null | sort -V | tail -n1)
