@@ -74,13 +74,14 @@ step() {
 	return "$rc"
 }
 
-mounted=()
+# Every mount below the run's root, deepest first (setup_run runs in a
+# pipeline, so it cannot hand a list back).
 unmount_all() {
-	local i
-	for (( i = ${#mounted[@]} - 1; i >= 0; i-- )); do
-		umount -R "${mounted[i]}" 2>/dev/null || umount -lR "${mounted[i]}"
-	done
-	mounted=()
+	local m
+	awk -v r="$RUN/" 'index($2 "/", r) == 1 { print $2 }' /proc/self/mounts |
+		sort -r | while read -r m; do
+			umount "$m" 2>/dev/null || umount -l "$m"
+		done
 }
 cleanup() {
 	# Anything the suite left running in the chroot (it should be none).
@@ -136,7 +137,6 @@ setup_run() {
 	for m in proc sys dev; do
 		mount --rbind "/$m" "$RUN/$m" || return 1
 		mount --make-rslave "$RUN/$m"
-		mounted+=("$RUN/$m")
 	done
 	in_root apt-get update -q &&
 		in_root apt-get install -y -q --no-install-recommends make

@@ -9,7 +9,9 @@
 # Packages are installed without their recommended packages: those of
 # qemu-system-x86 alone pull a GTK desktop stack (qemu-system-gui) that
 # nothing here runs.  Every package a step uses is named below instead,
-# including the few that other packages only recommend (see the comments).
+# including those that another package here only recommends: iproute2
+# (rdma-core), cpio, kmod, bc, flex and bison (linux-source-6.12), python3
+# (nfs-kernel-server).
 #
 #   tools/install-deps.sh          build + test packages (make check, CI)
 #   tools/install-deps.sh bench    those plus the benchmark's (make bench)
