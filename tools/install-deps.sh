@@ -11,7 +11,8 @@
 # nothing here runs.  Every package a step uses is named below instead,
 # including those that another package here only recommends: iproute2
 # (rdma-core), cpio, kmod, bc, flex and bison (linux-source-6.12), python3
-# (nfs-kernel-server).
+# (nfs-kernel-server), libc6-dev (gcc).  make check-fresh found the rest
+# that a minimal Debian root lacks: perl's modules and procps.
 #
 #   tools/install-deps.sh          build + test packages (make check, CI)
 #   tools/install-deps.sh bench    those plus the benchmark's (make bench)
@@ -27,7 +28,9 @@ PKGS=(
 	nfs-kernel-server	# case 64: exportfs, rpc.mountd, rpcbind, mount.nfs
 	libibverbs-dev librdmacm-dev
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
-	gcc make pkg-config strace
+	gcc libc6-dev make pkg-config strace	# gcc only recommends libc6-dev
+	perl			# kernel-doc (W=1 module builds) needs Pod::Usage
+	procps			# pgrep/pkill in the VM cases
 	tshark			# case 66: decode a capture of the atomic traffic
 	iperf3			# make demo: TCP throughput on the same veth
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
