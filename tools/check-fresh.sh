@@ -18,7 +18,8 @@
 #   3. A clean "git archive" of HEAD goes to /root/siw2 in that root, and
 #      ../shared/specs (the protocol digest, as CI has it beside the clone)
 #      to /root/shared/specs when it exists.
-#   4. With /proc, /sys and /dev bind-mounted, "make demo" and then
+#   4. With the root bound onto itself (a mount point, as on a machine) and
+#      /proc, /sys and /dev bind-mounted, "make demo" and then
 #      "make check" each run exactly once in the chroot, as root, with an
 #      empty environment (HOME=/root: every cache is cold).
 #
@@ -134,6 +135,10 @@ setup_run() {
 		cp -a "$TOP/../shared/specs" "$RUN/root/shared/"
 	fi
 	local m
+	# A machine's / is a mount point; a chroot's is not unless it is
+	# bound onto itself (unshare -m, in match-selftest.sh, needs it).
+	mount --bind "$RUN" "$RUN" || return 1
+	mount --make-private "$RUN"
 	for m in proc sys dev; do
 		mount --rbind "/$m" "$RUN/$m" || return 1
 		mount --make-rslave "$RUN/$m"
