@@ -484,6 +484,9 @@ class Session:
         self.markers = False
         self.sent_fpdu = False    # we (the Initiator) sent an FPDU
         self.is_initiator = False
+        # Our Request carried siw2's capability bits (Rev 2, 0x2/0x4): a
+        # promise that FPDUs are welcome right behind the Reply, no fence.
+        self.early_ok = False
         self.log_fpdus = None     # print only the first N data FPDUs (None: all)
         self.quiet_fpdus = 0      # FPDUs not printed
 
@@ -565,10 +568,8 @@ class Session:
             self.error("CRC negotiated but FPDU CRC is %s" % d["crc"])
         if self.crc_on is False and d["crc"] == "bad":
             self.out("note: CRC not negotiated; CRC field is nonzero and not the CRC (allowed)")
-        # A Request with siw2's capability bits (Rev 2, 0x2/0x4) promises
-        # FPDUs are welcome right behind the Reply: no fence then.
-        early_ok = self.a.rev == 2 and self.a.caps & 0x6
-        if self.is_initiator and not self.sent_fpdu and d["op"] != 0x7 and not early_ok:
+        if self.is_initiator and not self.sent_fpdu and d["op"] != 0x7 and \
+                not self.early_ok:
             self.error("Responder sent an FPDU before the Initiator's first FPDU (MPA fencing)")
         self.fpdus.append(d)
         return d
@@ -726,6 +727,7 @@ def client_request(a):
 def run_client(a, out):
     sess = Session(a, out)
     sess.is_initiator = True
+    sess.early_ok = a.rev == 2 and bool(a.caps & 0x6)
     kind, arg = a.expect
     try:
         sock = socket.create_connection((a.host, a.port), timeout=a.timeout)
