@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# tests/run-all.sh [run.sh options, e.g. -j2]
+# tests/run-all.sh [run.sh options, e.g. -j2, or case files]
 #
 # The whole test suite, in stages:
 #   1. host: checkpatch, the conformance matrix against the digest, and
@@ -52,10 +52,25 @@ host_test checkpatch tools/checkpatch.sh
 host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
 
+# Expected number of results per stage (tests/expected-counts): a case
+# file or KUnit suite that goes missing must fail the run, not only lower
+# the pass count.  Update that file with the tests you add.
+expected() { awk -v s="$1" '$1 == s { print $2 }' "$TOP/tests/expected-counts"; }
+
+# Anything that narrows the run is said: SIW2_* knobs and case arguments.
+knobs=$(env | grep -E '^SIW2_' | grep -Ev '^SIW2_(TOP|VM_ACCEL|VM_MEM|VM_SMP)=' | tr '\n' ' ')
+[[ -n $knobs ]] && echo "# knobs that may narrow this run: $knobs"
+vm_subset=0
+for a in "$@"; do
+	[[ $a == -* || $a =~ ^[0-9]+$ ]] || vm_subset=1
+done
+(( vm_subset )) && echo "# vm stage narrowed by arguments: $*"
+
 # counted_stage NAME CMD...: a stage whose last line is the summary line;
-# its counts are added to ours.  No summary counts as one failure.
+# its counts are added to ours.  No summary counts as one failure, and so
+# does a count other than tests/expected-counts says (unless narrowed).
 counted_stage() {
-	local name=$1 line counted=0
+	local name=$1 line counted=0 want ran=0
 	shift
 	echo "# stage $name: $*"
 	while IFS= read -r line; do
@@ -63,6 +78,7 @@ counted_stage() {
 			passed=$((passed + BASH_REMATCH[1]))
 			failed=$((failed + BASH_REMATCH[2]))
 			skipped=$((skipped + BASH_REMATCH[3]))
+			ran=$((BASH_REMATCH[1] + BASH_REMATCH[2] + BASH_REMATCH[3]))
 			counted=1
 			echo "# stage $name: $line"
 		else
@@ -72,6 +88,18 @@ counted_stage() {
 	if [[ $counted -eq 0 ]]; then
 		# the stage died before its summary: count that as a failure.
 		echo "not ok - $name stage produced no summary"
+		failed=$((failed + 1))
+		return
+	fi
+	want=$(expected "$name")
+	if [[ $name == vm ]] && (( vm_subset )); then
+		return		# run.sh got case files: a chosen subset
+	fi
+	if [[ -z $want ]]; then
+		echo "not ok - $name stage: no expected count in tests/expected-counts"
+		failed=$((failed + 1))
+	elif (( ran != want )); then
+		echo "not ok - $name stage ran $ran tests, tests/expected-counts says $want"
 		failed=$((failed + 1))
 	fi
 }

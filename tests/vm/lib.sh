@@ -53,7 +53,7 @@ log() {
 need() {
 	local c
 	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 || skip "missing command: $c"
+		command -v "$c" >/dev/null 2>&1 || fail "missing command: $c (tools/install-deps.sh installs every tool the cases use)"
 	done
 }
 
@@ -87,7 +87,7 @@ in_ns() {
 
 siw2_install_only() {
 	local kver dst
-	[[ -f $SIW2_KO ]] || skip "$SIW2_KO not built (run make)"
+	[[ -f $SIW2_KO ]] || fail "$SIW2_KO not built (run make)"
 	kver=$(uname -r)
 	dst=/lib/modules/$kver/updates
 	mkdir -p "$dst" || fail "mkdir $dst"

@@ -8,7 +8,7 @@
 # timeout: 300
 source "$SIW2_TOP/tests/vm/lib.sh"
 need rdma ip
-[[ -x $SIW2_PROGS/siw2_async ]] || skip "siw2_async not built (make progs)"
+[[ -x $SIW2_PROGS/siw2_async ]] || fail "siw2_async not built (make progs)"
 
 OUT=$SIW2_RESULTS/async.txt
 apid=

@@ -9,7 +9,7 @@
 source "$SIW2_TOP/tests/vm/lib.sh"
 need rdma ibv_devices ibv_devinfo
 
-modprobe rdma_rxe || skip "rdma_rxe not available"
+modprobe rdma_rxe || fail "rdma_rxe not available"
 ns_dummy - co_r
 rdma link add rxe_co type rxe netdev co_r || fail "rdma link add rxe_co"
 

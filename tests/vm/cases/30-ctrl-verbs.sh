@@ -10,7 +10,7 @@ source "$SIW2_TOP/tests/vm/lib.sh"
 dev_exists() { [[ -e /sys/class/infiniband/$1 ]]; }
 
 need rdma ip
-[[ -x $SIW2_PROGS/siw2_ctrl ]] || skip "siw2_ctrl not built (make progs)"
+[[ -x $SIW2_PROGS/siw2_ctrl ]] || fail "siw2_ctrl not built (make progs)"
 
 failed=()
 

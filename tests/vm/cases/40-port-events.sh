@@ -11,7 +11,7 @@ source "$SIW2_TOP/tests/vm/lib.sh"
 dev_exists() { [[ -e /sys/class/infiniband/$1 ]]; }
 
 need rdma ip
-[[ -x $SIW2_PROGS/siw2_async ]] || skip "siw2_async not built (make progs)"
+[[ -x $SIW2_PROGS/siw2_async ]] || fail "siw2_async not built (make progs)"
 
 DEV=siw2_e
 ND=ev0

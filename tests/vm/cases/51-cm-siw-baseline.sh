@@ -76,7 +76,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 need rdma ip timeout
-[[ -x $CM_PROG ]] || skip "siw2_cmtest not built (make progs)"
+[[ -x $CM_PROG ]] || fail "siw2_cmtest not built (make progs)"
 siw_peer_load
 log "siw loaded from $(siw_peer_ko)"
 cm_ns_pair pa pb 5

@@ -74,7 +74,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 need rdma ip ss timeout awk
-[[ -x $CM_PROG ]] || skip "siw2_cmtest not built (make progs)"
+[[ -x $CM_PROG ]] || fail "siw2_cmtest not built (make progs)"
 siw2_load
 cm_ns_pair pa pb 11
 A4=198.18.11.1 A6=fd00:11::1

@@ -40,7 +40,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 need rdma ip ss timeout awk
-[[ -x $CM_PROG ]] || skip "siw2_cmtest not built (make progs)"
+[[ -x $CM_PROG ]] || fail "siw2_cmtest not built (make progs)"
 siw2_load
 siw_peer_load
 cm_ns_pair pa pb 12

@@ -44,7 +44,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 need rdma ip ss timeout awk pgrep
-[[ -x $CM_PROG ]] || skip "siw2_cmtest not built (make progs)"
+[[ -x $CM_PROG ]] || fail "siw2_cmtest not built (make progs)"
 siw2_load
 cm_ns_pair pa pb 13
 A4=198.18.13.1 A6=fd00:13::1
@@ -160,7 +160,7 @@ if in_ns pa tc qdisc add dev pa-v clsact 2>/dev/null &&
 	in_ns pa tc -s filter show dev pa-v ingress | grep -E 'Sent|dropped' | head -2
 	in_ns pa tc qdisc del dev pa-v clsact
 else
-	log "SKIP syn-drop: tc flower not available"
+	fail "syn-drop: tc flower not available (the guest kernel has cls_flower)"
 fi
 # An on-link address with a neighbour entry nobody answers to.
 in_ns pb ip neigh replace 198.18.13.77 lladdr 02:00:00:00:13:77 dev pb-v nud permanent ||

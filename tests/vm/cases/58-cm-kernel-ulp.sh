@@ -38,7 +38,7 @@ need rdma ip python3 timeout insmod rmmod
 KT=$SIW2_TOP/tests/kmod/siw2_cmktest.ko
 [[ -f $KT ]] || fail "missing $KT (make ktest)"
 CMT=$SIW2_PROGS/siw2_cmtest
-[[ -x $CMT ]] || skip "siw2_cmtest not built (run make)"
+[[ -x $CMT ]] || fail "siw2_cmtest not built (run make)"
 PEER=(python3 "$SIW2_TOP/tests/progs/mpa_peer.py")
 R=$SIW2_RESULTS
 P=/sys/module/siw2_cmktest/parameters

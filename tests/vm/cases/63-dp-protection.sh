@@ -73,7 +73,7 @@ source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 need rdma ip python3 timeout
 TARGET=$SIW2_PROGS/siw2_prot_target
-[[ -x $TARGET ]] || skip "siw2_prot_target not built (run make)"
+[[ -x $TARGET ]] || fail "siw2_prot_target not built (run make)"
 
 # Knobs from the environment or the kernel command line (SIW2_VM_APPEND).
 pairs=${SIW2_DP_PAIRS:-}

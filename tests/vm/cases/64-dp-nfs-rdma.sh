@@ -66,7 +66,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 need rdma ip mount umount exportfs rpc.mountd sha256sum dd timeout awk
-[[ -x /sbin/mount.nfs || -x /usr/sbin/mount.nfs ]] || skip "mount.nfs missing (nfs-common)"
+[[ -x /sbin/mount.nfs || -x /usr/sbin/mount.nfs ]] || fail "mount.nfs missing (nfs-common, tools/install-deps.sh)"
 
 knob() {	# knob NAME DEFAULT
 	local v=${!1:-}
@@ -448,7 +448,7 @@ if [[ $V3 != 0 ]]; then
 		do_umount
 		log "v3 row done"
 	else
-		log "v3 row skipped: rpcbind not installed"
+		fail "v3 row: rpcbind not installed (nfs-kernel-server brings it; tools/install-deps.sh)"
 	fi
 fi
 

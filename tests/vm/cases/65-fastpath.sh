@@ -37,7 +37,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 
 need rdma ip timeout
 P=$SIW2_PROGS/siw2_fastpath
-[[ -x $P ]] || skip "$P not built (make progs)"
+[[ -x $P ]] || fail "$P not built (make progs)"
 R=$SIW2_RESULTS
 SRV=198.18.14.1
 N=100000

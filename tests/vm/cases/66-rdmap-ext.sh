@@ -123,8 +123,12 @@ TS=(tshark --disable-protocol rpcordma -r "$R/atomic.pcapng")
 		for (i = 1; i <= n; i++) c[v[i] " " o[i]]++
 		m = split($3, a, ","); for (i = 1; i <= m; i++) c["aop " a[i]]++ }
 		END { for (k in c) print c[k], k }' | sort -k2 >"$R/tshark-ops.txt"
+# A tshark that fails would read as "nothing decoded, nothing flagged".
+ts_rc=${PIPESTATUS[0]}
+(( ts_rc == 0 )) || bad "tshark (fields) exited with $ts_rc: $(head -c 300 "$R/tshark.err")"
 "${TS[@]}" -Y '_ws.malformed || (_ws.expert && (iwarp_mpa || iwarp_ddp_rdmap))' \
-	2>>"$R/tshark.err" >"$R/tshark-bad.txt"
+	2>>"$R/tshark.err" >"$R/tshark-bad.txt" ||
+	bad "tshark (malformed/expert filter) exited with $?: $(tail -c 300 "$R/tshark.err")"
 sed 's/^/  tshark: /' "$R/tshark-ops.txt"
 req=$(awk '$2 == 2 && $3 == "0x0a" { n += $1 } END { print n + 0 }' "$R/tshark-ops.txt")
 rsp=$(awk '$2 == 2 && $3 == "0x0b" { n += $1 } END { print n + 0 }' "$R/tshark-ops.txt")
@@ -137,6 +141,8 @@ ncs=$(awk '$2 == "aop" && $3 == 2 { print $1 }' "$R/tshark-ops.txt")
 "${TS[@]}" -Y 'iwarp_rdma.opcode == 0x0a || iwarp_rdma.opcode == 0x0b' \
 	-T fields -e iwarp_ddp.rsvdulp 2>>"$R/tshark.err" | tr ',' '\n' |
 	grep -v '00000000$' >"$R/tshark-rsvdulp.txt"
+ts_rc=${PIPESTATUS[0]}
+(( ts_rc == 0 )) || bad "tshark (Invalidate STag) exited with $ts_rc: $(tail -c 300 "$R/tshark.err")"
 [[ -s $R/tshark-rsvdulp.txt ]] && bad "tshark: atomic messages with a non-zero Invalidate STag"
 (( ${nfa:-0} >= 500 && ${ncs:-0} >= 500 )) || bad "tshark: ${nfa:-0} FetchAdd, ${ncs:-0} CmpSwap decoded (want >= 500 each)"
 awk '$2 == 1 { f = 1 } END { exit !f }' "$R/tshark-ops.txt" && bad "tshark: a message with RV 1 between siw2 peers"
