@@ -392,6 +392,25 @@ struct siw2_qp {
 	struct siw2_rx rx;
 };
 
+/**
+ * siw2_qp_get - take a reference on a QP
+ * @qp: QP the caller holds a reference on
+ */
+static inline void siw2_qp_get(struct siw2_qp *qp)
+{
+	refcount_inc(&qp->ref);
+}
+
+/**
+ * siw2_qp_put - drop a QP reference; the last one lets destroy finish
+ * @qp: QP
+ */
+static inline void siw2_qp_put(struct siw2_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
 static inline struct siw2_device *to_siw2_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct siw2_device, ibdev);
@@ -556,17 +575,11 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int siw2_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
 int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
-		       bool inl, u32 num_sge, u64 len);
-void siw2_sqe_atomic(struct siw2_sqe *sqe, u64 compare_add, u64 swap,
-		     u64 compare_add_mask, u64 swap_mask);
 int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
 const char *siw2_qp_state_name(enum siw2_qp_state state);
-void siw2_qp_get(struct siw2_qp *qp);
-void siw2_qp_put(struct siw2_qp *qp);
 struct ib_qp *siw2_iw_get_qp(struct ib_device *ibdev, int qpn);
 void siw2_iw_add_ref(struct ib_qp *ibqp);
 void siw2_iw_rem_ref(struct ib_qp *ibqp);

@@ -165,6 +165,48 @@ const char *siw2_rdmap_op_name(u8 op)
 }
 
 /**
+ * siw2_rdmap_op_tagged - is an opcode's message tagged?
+ * @op: the opcode; only its low 5 bits count
+ *
+ * Return: the T bit its segments carry.
+ */
+bool siw2_rdmap_op_tagged(u8 op)
+{
+	return siw2_rdmap_ops[op & SIW2_RDMAP_OP_MASK].tagged;
+}
+
+/**
+ * siw2_rdmap_op_qn - the queue number of an untagged opcode
+ * @op: the opcode; only its low 5 bits count
+ *
+ * Return: the one queue its messages use (0 for tagged ones).
+ */
+u32 siw2_rdmap_op_qn(u8 op)
+{
+	return siw2_rdmap_ops[op & SIW2_RDMAP_OP_MASK].qn;
+}
+
+/**
+ * siw2_rdmap_send_op - the opcode of a Send
+ * @inv: it invalidates an STag at the receiver
+ * @se: Solicited Event
+ * @imm: it ends with 8 octets of Immediate Data (RDMAP v2)
+ *
+ * Return: one of the eight Send opcodes (RFC 5040 4.3, V2-HDR-4).
+ */
+u8 siw2_rdmap_send_op(bool inv, bool se, bool imm)
+{
+	static const u8 ops[2][2][2] = {
+		{ { SIW2_OP_SEND, SIW2_OP_SEND_INV },
+		  { SIW2_OP_SEND_SE, SIW2_OP_SEND_SE_INV } },
+		{ { SIW2_OP_SEND_IMM, SIW2_OP_SEND_INV_IMM },
+		  { SIW2_OP_SEND_SE_IMM, SIW2_OP_SEND_SE_INV_IMM } },
+	};
+
+	return ops[imm][se][inv];
+}
+
+/**
  * siw2_ddp_hdr_len - DDP plus RDMAP header octets a control word announces
  * @ctrl: the DDP/RDMAP control word (FPDU octets 2..3), host order
  *

@@ -122,6 +122,9 @@ struct siw2_ddp_info {
 int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term);
 const char *siw2_rdmap_op_name(u8 op);
+bool siw2_rdmap_op_tagged(u8 op);
+u32 siw2_rdmap_op_qn(u8 op);
+u8 siw2_rdmap_send_op(bool inv, bool se, bool imm);
 u32 siw2_ddp_hdr_len(u16 ctrl);
 bool siw2_term_code_known(const struct siw2_term_code *c);
 int siw2_ddp_term_parse(const void *payload, size_t len,

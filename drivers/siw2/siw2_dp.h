@@ -339,7 +339,6 @@ void siw2_tx_release(struct siw2_qp *qp);
 void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
 		       const u8 *ddp_hdr, u32 ddp_len, u32 seg_len,
 		       const u8 *rdmap_hdr);
-u32 siw2_sq_reap(struct siw2_qp *qp);
 
 /* siw2_rx.c */
 void siw2_rx_work(struct work_struct *work);
@@ -348,12 +347,26 @@ void siw2_rx_kick(struct siw2_qp *qp);
 void siw2_rx_init(struct siw2_qp *qp, bool read_rtr);
 void siw2_rx_release(struct siw2_qp *qp);
 
-/* siw2_qp.c: what the engines report */
-void siw2_qp_dp_fail(struct siw2_qp *qp, bool abort);
-void siw2_qp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
+/* siw2_dp.c: the data-path core */
+void siw2_dp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
 		enum ib_wc_status status, enum ib_wc_opcode opcode,
 		u32 byte_len, bool solicited);
-enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op);
+void siw2_dp_fail(struct siw2_qp *qp, bool abort);
+void siw2_dp_reset(struct siw2_qp *qp);
+struct siw2_orqe *siw2_orq_head(struct siw2_qp *qp);
+bool siw2_orq_full(struct siw2_qp *qp);
+struct siw2_orqe *siw2_orq_push(struct siw2_qp *qp);
+void siw2_orq_pop(struct siw2_qp *qp);
+struct siw2_irqe *siw2_irq_push(struct siw2_qp *qp);
+struct siw2_irqe *siw2_irq_head(struct siw2_qp *qp);
+void siw2_irq_pop(struct siw2_qp *qp);
+void siw2_irq_drop(struct siw2_qp *qp);
+void siw2_dp_sq_error(struct siw2_qp *qp, u32 slot, enum ib_wc_status status);
+void siw2_dp_sq_error_oldest(struct siw2_qp *qp, enum ib_wc_status status);
+u32 siw2_dp_sq_reap(struct siw2_qp *qp);
+void siw2_dp_sqe_done(struct siw2_qp *qp, u32 slot, enum ib_wc_status status);
+void siw2_dp_sq_flush(struct siw2_qp *qp);
+void siw2_dp_rq_flush(struct siw2_qp *qp);
 
 extern struct workqueue_struct *siw2_dp_wq;
 

@@ -20,6 +20,7 @@
 #include "siw2.h"
 #include "siw2_cm.h"
 #include "siw2_trace.h"
+#include "siw2_wr.h"
 
 static const char * const siw2_qp_state_names[SIW2_QP_NUM_STATES] = {
 	[SIW2_QP_IDLE] = "IDLE",
@@ -66,149 +67,6 @@ module_param_named(read_v2, siw2_read_v2, bool, 0644);
 MODULE_PARM_DESC(read_v2,
 		 "send RDMA Reads as Read V2 on RDMAP v2 connections (DEC-15; default: off)");
 
-/**
- * siw2_wc_opcode - the completion opcode of a send work request
- * @op: IB_WR_*
- *
- * Return: IB_WC_*.
- */
-enum ib_wc_opcode siw2_wc_opcode(enum ib_wr_opcode op)
-{
-	switch (op) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		return IB_WC_RDMA_READ;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IB_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-		return IB_WC_MASKED_COMP_SWAP;
-	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_MASKED_FETCH_ADD;
-	case IB_WR_ATOMIC_WRITE:
-		return IB_WC_ATOMIC_WRITE;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
-/**
- * siw2_qp_wc - report one completion of a QP
- * @qp: QP
- * @cq: its send or receive CQ
- * @wr_id: the work request's id
- * @status: IB_WC_*
- * @opcode: IB_WC_* opcode
- * @byte_len: octets transferred
- * @solicited: satisfies a solicited-only notification request
- */
-void siw2_qp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
-		enum ib_wc_status status, enum ib_wc_opcode opcode,
-		u32 byte_len, bool solicited)
-{
-	struct ib_wc wc = {
-		.wr_id = wr_id,
-		.status = status,
-		.opcode = opcode,
-		.byte_len = byte_len,
-		.qp = &qp->base,
-	};
-
-	siw2_cq_add(cq, &wc, NULL, solicited);
-}
-
-static void siw2_flush_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
-			  enum ib_wc_opcode opcode)
-{
-	siw2_qp_wc(qp, cq, wr_id, IB_WC_WR_FLUSH_ERR,
-		   opcode, 0, false);
-}
-
-/* Take the oldest SQ entry and the status it completes with. */
-static bool siw2_sq_take_flush(struct siw2_qp *qp, struct siw2_sqe *out)
-{
-	struct siw2_sqe *sqe;
-	unsigned long flags;
-	u32 slot;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sqe = siw2_wq_head(&qp->sq);
-	if (!sqe && siw2_wq_pull(&qp->sq) > 0)
-		sqe = siw2_wq_head(&qp->sq);
-	if (sqe) {
-		slot = siw2_wq_slot(&qp->sq, 0);
-		*out = *sqe;
-		if (slot == qp->err_slot) {
-			out->status = qp->err_status;
-			qp->err_slot = U32_MAX;
-		} else if (sqe->state != SIW2_SQE_DONE) {
-			out->status = IB_WC_WR_FLUSH_ERR;
-		}
-		siw2_wq_pop(&qp->sq);
-	}
-	qp->sq_txpos = 0;
-	qp->orq_count = 0;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	return sqe;
-}
-
-/* Inbound Reads not yet answered are dropped with the stream. */
-static void siw2_irq_drop(struct siw2_qp *qp)
-{
-	struct siw2_irqe *e;
-
-	spin_lock_bh(&qp->irq_lock);
-	while (qp->irq_count) {
-		e = &qp->irq[qp->irq_head];
-		if (e->mr)
-			siw2_mr_put(e->mr);
-		e->mr = NULL;
-		qp->irq_head = (qp->irq_head + 1) % qp->ird;
-		qp->irq_count--;
-	}
-	qp->irq_head = 0;
-	spin_unlock_bh(&qp->irq_lock);
-}
-
-/*
- * Complete every queued send and receive with IB_WC_WR_FLUSH_ERR (RFC
- * 5040 6.2), except a send a Terminate or a local error names (DEC-11)
- * and sends that finished but waited behind a Read. The engines are
- * stopped, and the state is already ERROR, so posts racing with us
- * complete directly. Completions are delivered without the queue lock
- * held: a consumer's completion handler may post again.
- */
-static void siw2_sq_flush(struct siw2_qp *qp)
-{
-	struct siw2_sqe sqe;
-
-	while (siw2_sq_take_flush(qp, &sqe)) {
-		if (sqe.reg_mr)
-			siw2_mr_put(sqe.reg_mr);
-		if (sqe.status == IB_WC_SUCCESS && !qp->sq_sig_all &&
-		    !(sqe.send_flags & IB_SEND_SIGNALED))
-			continue;
-		siw2_qp_wc(qp, qp->scq, sqe.wr_id, sqe.status,
-			   siw2_wc_opcode(sqe.opcode), sqe.len, false);
-	}
-}
-
-static void siw2_rq_flush(struct siw2_qp *qp)
-{
-	struct siw2_rqe rqe;
-
-	while (siw2_wq_take(&qp->rq, &rqe))
-		siw2_flush_wc(qp, qp->rcq, rqe.wr_id, IB_WC_RECV);
-}
-
 static void siw2_qp_flush(struct siw2_qp *qp)
 {
 	lockdep_assert_held(&qp->state_lock);
@@ -216,8 +74,8 @@ static void siw2_qp_flush(struct siw2_qp *qp)
 	siw2_rx_release(qp);
 	siw2_tx_release(qp);
 	siw2_irq_drop(qp);
-	siw2_sq_flush(qp);
-	siw2_rq_flush(qp);
+	siw2_dp_sq_flush(qp);
+	siw2_dp_rq_flush(qp);
 }
 
 /*
@@ -395,6 +253,9 @@ static const siw2_qp_state_fn siw2_qp_state_fns[SIW2_QP_NUM_STATES] = {
 
 static void siw2_qp_free_queues(struct siw2_qp *qp)
 {
+	/* The owner of a queue destroys the ring that feeds it. */
+	siw2_ring_destroy(qp->sq.ring);
+	siw2_ring_destroy(qp->rq.ring);
 	siw2_wq_free(&qp->sq);
 	siw2_wq_free(&qp->rq);
 	kvfree(qp->sq_inline);
@@ -436,21 +297,6 @@ static void siw2_qp_fail_work(struct work_struct *work)
 		siw2_cep_put(cep);
 	}
 	siw2_qp_put(qp);
-}
-
-/**
- * siw2_qp_dp_fail - an engine found the stream dead
- * @qp: QP; qp->dp_failed is set and qp->fail_event chosen
- * @abort: the stream itself failed (reset); else a Terminate went or came
- *
- * Queues the state change: the engines may not take the state lock.
- */
-void siw2_qp_dp_fail(struct siw2_qp *qp, bool abort)
-{
-	WRITE_ONCE(qp->fail_abort, abort);
-	siw2_qp_get(qp);
-	if (!queue_work(siw2_wq, &qp->fail_work))
-		siw2_qp_put(qp);
 }
 
 static int siw2_qp_check_caps(struct ib_qp_init_attr *attr)
@@ -751,139 +597,6 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/**
- * siw2_send_wr_check - the checks every send work request must pass
- * @qp: the QP it is posted on
- * @opcode: IB_WR_*
- * @inl: IB_SEND_INLINE
- * @num_sge: SGE count (0 for inline data from a ring)
- * @len: payload length: the SGEs' sum, or the inline data
- *
- * Shared by siw2_post_send() and the send queue ring (siw2_ring.c). An
- * extension operation needs a peer that takes it (siw2_conn_ext()): a
- * peer without it could not parse the message.
- *
- * Return: 0, -EOPNOTSUPP for an opcode siw2 (or the peer) does not carry,
- * or -EINVAL.
- */
-int siw2_send_wr_check(struct siw2_qp *qp, enum ib_wr_opcode opcode,
-		       bool inl, u32 num_sge, u64 len)
-{
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_LOCAL_INV:
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
-		/* The original value lands in one local 8-octet buffer. */
-		if (num_sge != 1 || len != sizeof(u64) || inl)
-			return -EINVAL;
-		if (!siw2_conn_ext(&qp->conn))
-			return -EOPNOTSUPP;
-		break;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		/* A Write, then Immediate Data (DEC-16): RFC 7306. */
-		if (!siw2_conn_ext(&qp->conn))
-			return -EOPNOTSUPP;
-		break;
-	case IB_WR_SEND_WITH_IMM:
-		/* Send with Immediate Data is RDMAP v2 only (V2-HDR-4). */
-		if (siw2_conn_rv(&qp->conn) != SIW2_RDMAP_V2)
-			return -EOPNOTSUPP;
-		break;
-	case IB_WR_ATOMIC_WRITE:
-		/* 8 octets, from one SGE or inline (DEC-17). */
-		if (num_sge > 1 || len != sizeof(u64))
-			return -EINVAL;
-		if (!siw2_conn_ext(&qp->conn))
-			return -EOPNOTSUPP;
-		break;
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		/*
-		 * One sink per Read Request (RFC 5040 4.4): max_sge_rd. A
-		 * Read V2 names no sink on the wire, so any local SGE list
-		 * will do (DEC-7).
-		 */
-		if ((num_sge > SIW2_MAX_SGE_RD && !READ_ONCE(qp->read_v2)) ||
-		    inl)
-			return -EINVAL;
-		break;
-	case IB_WR_REG_MR:
-		if (qp->base.uobject)
-			return -EINVAL;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	if (num_sge > qp->cap.max_send_sge || len > SIW2_MAX_MSG_SIZE)
-		return -EINVAL;
-	if (inl && (len > qp->cap.max_inline_data ||
-		    (opcode != IB_WR_SEND && opcode != IB_WR_SEND_WITH_INV &&
-		     opcode != IB_WR_RDMA_WRITE && opcode != IB_WR_ATOMIC_WRITE &&
-		     opcode != IB_WR_SEND_WITH_IMM &&
-		     opcode != IB_WR_RDMA_WRITE_WITH_IMM)))
-		return -EINVAL;
-	return 0;
-}
-
-/**
- * siw2_sqe_atomic - the Atomic Request of an atomic work request
- * @sqe: the work request; its opcode is set
- * @compare_add: ib_atomic_wr's operands
- * @swap: likewise
- * @compare_add_mask: likewise (masked forms only)
- * @swap_mask: likewise (masked forms only)
- *
- * The wire fields the operation does not use get the values
- * rdmap-ext-04 5.2.1 prescribes (EXT-ATOMIC-7..9); a plain CmpSwap
- * compares and swaps all 64 bits (DIGEST 4.1).
- */
-void siw2_sqe_atomic(struct siw2_sqe *sqe, u64 compare_add, u64 swap,
-		     u64 compare_add_mask, u64 swap_mask)
-{
-	struct siw2_atomic_op *a = &sqe->atomic;
-
-	switch (sqe->opcode) {
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
-		a->aop = SIW2_AOP_FETCH_ADD;
-		a->add_swap = compare_add;
-		a->add_swap_mask = sqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ?
-				   0 : compare_add_mask;
-		a->cmp = 0;
-		a->cmp_mask = ~0ULL;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-		a->aop = SIW2_AOP_CMP_SWAP;
-		a->add_swap = swap;
-		a->cmp = compare_add;
-		if (sqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
-			a->add_swap_mask = ~0ULL;
-			a->cmp_mask = ~0ULL;
-		} else {
-			a->add_swap_mask = swap_mask;
-			a->cmp_mask = compare_add_mask;
-		}
-		break;
-	case IB_WR_ATOMIC_WRITE:
-		/* DEC-17: a CmpSwap that always matches; data set at start. */
-		a->aop = SIW2_AOP_CMP_SWAP;
-		a->add_swap = 0;
-		a->add_swap_mask = ~0ULL;
-		a->cmp = 0;
-		a->cmp_mask = 0;
-		break;
-	default:
-		break;
-	}
-}
-
 static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
 {
 	u64 len = 0;
@@ -896,9 +609,8 @@ static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
-	return siw2_send_wr_check(qp, wr->opcode,
-				  wr->send_flags & IB_SEND_INLINE,
-				  wr->num_sge, len);
+	return siw2_wr_check(qp, wr->opcode, wr->send_flags & IB_SEND_INLINE,
+			     wr->num_sge, len);
 }
 
 /*
@@ -930,6 +642,7 @@ static int siw2_copy_inline(struct siw2_qp *qp, u8 *dst,
 static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 			  const struct ib_send_wr *wr, const u8 *ibuf)
 {
+	u32 rules = siw2_wr_rules_of(wr->opcode);
 	u32 i;
 
 	memset(sqe, 0, sizeof(*sqe));
@@ -940,50 +653,30 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 	siw2_sge_copy(sqe->sge, wr->sg_list, wr->num_sge, SIW2_MAX_SGE);
 	for (i = 0; i < sqe->num_sge; i++)
 		sqe->len += sqe->sge[i].length;
-	switch (wr->opcode) {
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		/* DEC-5: the verbs' 4 octets are octets 0..3 of the 8. */
-		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
-		fallthrough;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		sqe->rkey = rdma_wr(wr)->rkey;
-		break;
-	case IB_WR_SEND_WITH_IMM:
-		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
-		break;
-	case IB_WR_ATOMIC_WRITE:
-		sqe->raddr = rdma_wr(wr)->remote_addr;
-		sqe->rkey = rdma_wr(wr)->rkey;
-		siw2_sqe_atomic(sqe, 0, 0, 0, 0);
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+	/* The operands the opcode's rules say it has (siw2_wr.c). */
+	if ((rules & SIW2_WRF_REMOTE) && (rules & SIW2_WRF_ATOMIC)) {
 		sqe->raddr = atomic_wr(wr)->remote_addr;
 		sqe->rkey = atomic_wr(wr)->rkey;
-		siw2_sqe_atomic(sqe, atomic_wr(wr)->compare_add,
-				atomic_wr(wr)->swap,
-				atomic_wr(wr)->compare_add_mask,
-				atomic_wr(wr)->swap_mask);
-		break;
-	case IB_WR_SEND_WITH_INV:
+		siw2_wr_atomic(sqe, atomic_wr(wr)->compare_add,
+			       atomic_wr(wr)->swap,
+			       atomic_wr(wr)->compare_add_mask,
+			       atomic_wr(wr)->swap_mask);
+	} else if (rules & SIW2_WRF_REMOTE) {
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		/* An Atomic Write: its data is set when it starts. */
+		siw2_wr_atomic(sqe, 0, 0, 0, 0);
+	}
+	/* DEC-5: the verbs' 4 octets are octets 0..3 of the 8. */
+	if (rules & SIW2_WRF_IMM)
+		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
+	if (rules & SIW2_WRF_INV)
 		sqe->inv_stag = wr->ex.invalidate_rkey;
-		break;
-	case IB_WR_LOCAL_INV:
-		sqe->inv_stag = wr->ex.invalidate_rkey;
-		break;
-	case IB_WR_REG_MR:
+	if (rules & SIW2_WRF_KVERB) {
 		sqe->reg_mr = to_siw2_mr(reg_wr(wr)->mr);
 		sqe->reg_key = reg_wr(wr)->key;
 		sqe->reg_access = reg_wr(wr)->access;
 		kref_get(&sqe->reg_mr->ref);
-		break;
-	default:
-		break;
 	}
 	if (wr->send_flags & IB_SEND_INLINE)
 		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data, ibuf,
@@ -1009,7 +702,7 @@ static int siw2_sq_doorbell(struct siw2_qp *qp)
 	if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
 		mutex_lock(&qp->state_lock);
 		if (qp->state == SIW2_QP_ERROR)
-			siw2_sq_flush(qp);
+			siw2_dp_sq_flush(qp);
 		mutex_unlock(&qp->state_lock);
 	}
 	return 0;
@@ -1022,7 +715,7 @@ static int siw2_rq_doorbell(struct siw2_qp *qp)
 		return 0;
 	mutex_lock(&qp->state_lock);
 	if (qp->state == SIW2_QP_ERROR)
-		siw2_rq_flush(qp);
+		siw2_dp_rq_flush(qp);
 	mutex_unlock(&qp->state_lock);
 	return 0;
 }
@@ -1070,8 +763,8 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		spin_lock_irqsave(&qp->sq.lock, flags);
 		if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
 			spin_unlock_irqrestore(&qp->sq.lock, flags);
-			siw2_flush_wc(qp, qp->scq, wr->wr_id,
-				      siw2_wc_opcode(wr->opcode));
+			siw2_dp_wc(qp, qp->scq, wr->wr_id, IB_WC_WR_FLUSH_ERR,
+				   siw2_wr_wc_opcode(wr->opcode), 0, false);
 			continue;
 		}
 		if (READ_ONCE(qp->state) != SIW2_QP_RTS) {
@@ -1140,7 +833,8 @@ int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		spin_lock_irqsave(&qp->rq.lock, flags);
 		if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
 			spin_unlock_irqrestore(&qp->rq.lock, flags);
-			siw2_flush_wc(qp, qp->rcq, wr->wr_id, IB_WC_RECV);
+			siw2_dp_wc(qp, qp->rcq, wr->wr_id, IB_WC_WR_FLUSH_ERR,
+				   IB_WC_RECV, 0, false);
 			continue;
 		}
 		if (READ_ONCE(qp->ib_state) == IB_QPS_RESET)
@@ -1154,25 +848,6 @@ int siw2_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (rv)
 		*bad_wr = wr;
 	return rv;
-}
-
-/**
- * siw2_qp_get - take a reference on a QP
- * @qp: QP the caller holds a reference on
- */
-void siw2_qp_get(struct siw2_qp *qp)
-{
-	refcount_inc(&qp->ref);
-}
-
-/**
- * siw2_qp_put - drop a QP reference; the last one lets destroy finish
- * @qp: QP
- */
-void siw2_qp_put(struct siw2_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->released);
 }
 
 /**
@@ -1262,13 +937,7 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		qp->ird = min_t(u32, conn->ird, SIW2_MAX_IRD);
 		qp->ord = min_t(u32, conn->ord, SIW2_MAX_ORD);
 		qp->sock = sock;
-		qp->dp_failed = 0;
-		qp->irq_head = 0;
-		qp->irq_count = 0;
-		qp->orq_head = 0;
-		qp->orq_count = 0;
-		qp->sq_txpos = 0;
-		qp->err_slot = U32_MAX;
+		siw2_dp_reset(qp);
 		qp->fenced = siw2_conn_fenced(conn, active);
 		siw2_tx_init(qp);
 		/* A Read RTR used QN 1 MSN 1 of the Initiator (MPA2-P2P-15). */

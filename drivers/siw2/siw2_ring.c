@@ -22,6 +22,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "siw2.h"
+#include "siw2_wr.h"
 
 bool siw2_user_rings = true;
 module_param_named(user_rings, siw2_user_rings, bool, 0644);
@@ -150,42 +151,10 @@ u32 siw2_ring_slots(u32 depth)
 
 /* ---- queues fed from rings ---- */
 
-static const u8 siw2_sq_ring_ops[] = {
-	IB_WR_RDMA_WRITE, IB_WR_SEND, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ,
-	IB_WR_LOCAL_INV, IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
-	IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
-	IB_WR_ATOMIC_WRITE, IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE_WITH_IMM,
-	SIW2_WR_SEND_WITH_INV_IMM,
-};
-
-static bool siw2_sq_ring_op_imm(u8 op)
-{
-	return op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM ||
-	       op == SIW2_WR_SEND_WITH_INV_IMM;
-}
-
 /* The opcode as the kernel's work requests name it. */
 static enum ib_wr_opcode siw2_sq_ring_op(u8 op)
 {
 	return op == SIW2_WR_SEND_WITH_INV_IMM ? IB_WR_SEND_WITH_IMM : op;
-}
-
-static bool siw2_sq_ring_op_atomic(u8 op)
-{
-	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_ATOMIC_FETCH_AND_ADD ||
-	       op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
-	       op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool siw2_sq_ring_op_ok(u8 op)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(siw2_sq_ring_ops); i++)
-		if (siw2_sq_ring_ops[i] == op)
-			return true;
-	return false;
 }
 
 /*
@@ -196,16 +165,18 @@ static bool siw2_sq_ring_op_ok(u8 op)
  */
 static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 {
+	u32 r = siw2_wr_rules(e->opcode);
 	bool inl = e->flags & SIW2_WQE_INLINE;
 	u64 len = 0;
 	u32 i;
 
-	if (!siw2_sq_ring_op_ok(e->opcode) || e->flags & ~SIW2_WQE_FLAGS ||
+	if (!(r & SIW2_WRF_OK) || (r & SIW2_WRF_NO_RING) ||
+	    e->flags & ~SIW2_WQE_FLAGS ||
 	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
 		return false;
 	/* Operands only where the opcode has them (imm is compare_add). */
-	if (!siw2_sq_ring_op_atomic(e->opcode) &&
-	    ((e->atomic.compare_add && !siw2_sq_ring_op_imm(e->opcode)) ||
+	if (!(r & SIW2_WRF_ATOMIC) &&
+	    ((e->atomic.compare_add && !(r & SIW2_WRF_IMM)) ||
 	     e->atomic.swap || e->atomic.compare_add_mask ||
 	     e->atomic.swap_mask))
 		return false;
@@ -213,8 +184,7 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 		len = e->inline_len;
 	for (i = 0; i < e->num_sge; i++)
 		len += e->sge[i].length;
-	return !siw2_send_wr_check(qp, siw2_sq_ring_op(e->opcode), inl,
-				   e->num_sge, len);
+	return !siw2_wr_check(qp, e->opcode, inl, e->num_sge, len);
 }
 
 static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
@@ -238,11 +208,11 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	sqe->raddr = e->raddr;
 	sqe->rkey = e->rkey;
 	sqe->inv_stag = e->inv_stag;
-	if (siw2_sq_ring_op_imm(e->opcode))
+	if (siw2_wr_rules(e->opcode) & SIW2_WRF_IMM)
 		sqe->imm = e->imm;
 	else
-		siw2_sqe_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
-				e->atomic.compare_add_mask, e->atomic.swap_mask);
+		siw2_wr_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
+			       e->atomic.compare_add_mask, e->atomic.swap_mask);
 	if (e->flags & SIW2_WQE_INLINE) {
 		sqe->len = e->inline_len;
 		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data,

@@ -106,7 +106,7 @@ static void siw2_rx_rqe_error(struct siw2_qp *qp, enum ib_wc_status status)
 
 	if (!rx->rqe_valid)
 		return;
-	siw2_qp_wc(qp, qp->rcq, rx->rqe.wr_id, status, IB_WC_RECV,
+	siw2_dp_wc(qp, qp->rcq, rx->rqe.wr_id, status, IB_WC_RECV,
 		   rx->msg_len, false);
 	siw2_rx_put_rqe(rx);
 }
@@ -203,14 +203,15 @@ static void siw2_rx_begin_write(struct siw2_qp *qp)
 static void siw2_rx_begin_rresp(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
-	struct siw2_orqe o = {};
+	struct siw2_orqe o = {}, *head;
 	enum siw2_mem_err err;
 	unsigned long flags;
 	bool found = false;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->orq_count) {
-		o = qp->orq[qp->orq_head];
+	head = siw2_orq_head(qp);
+	if (head) {
+		o = *head;
 		found = true;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -447,12 +448,14 @@ static bool siw2_rx_qn3_head(struct siw2_qp *qp, u8 want, struct siw2_orqe *o,
 {
 	struct siw2_rx *rx = &qp->rx;
 	u32 msn = rx->info.msn;
+	struct siw2_orqe *head;
 	unsigned long flags;
 	bool found = false;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->orq_count) {
-		*o = qp->orq[qp->orq_head];
+	head = siw2_orq_head(qp);
+	if (head) {
+		*o = *head;
 		*len = ((struct siw2_sqe *)siw2_wq_at(&qp->sq, o->slot))->len;
 		found = true;
 	}
@@ -569,33 +572,17 @@ static void siw2_rx_begin_term(struct siw2_qp *qp)
 	rx->sink = SIW2_RX_SINK_TERM;
 }
 
-typedef void (*siw2_rx_fn)(struct siw2_qp *qp);
-
-/*
- * Indexed by the 5-bit opcode; siw2_ddp_decode() has refused every opcode
- * without an entry here (the extensions unless rx.ext).
+/**
+ * struct siw2_rx_op - what the RX engine does with one RDMAP opcode
+ * @begin: the header is in: check it, choose where the payload goes
+ * @end: the segment is in and its CRC checked: act on it (NULL: nothing)
  */
-static const siw2_rx_fn siw2_rx_begin_fns[SIW2_RDMAP_OP_MASK + 1] = {
-	[SIW2_OP_WRITE] = siw2_rx_begin_write,
-	[SIW2_OP_READ_REQ] = siw2_rx_begin_read_req,
-	[SIW2_OP_READ_RESP] = siw2_rx_begin_rresp,
-	[SIW2_OP_SEND] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_INV] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_SE] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_SE_INV] = siw2_rx_begin_send,
-	[SIW2_OP_TERMINATE] = siw2_rx_begin_term,
-	/* Immediate Data consumes a receive, places nothing (DEC-16). */
-	[SIW2_OP_IMM] = siw2_rx_begin_send,
-	[SIW2_OP_IMM_SE] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_IMM] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_INV_IMM] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_SE_IMM] = siw2_rx_begin_send,
-	[SIW2_OP_SEND_SE_INV_IMM] = siw2_rx_begin_send,
-	[SIW2_OP_READ_V2_REQ] = siw2_rx_begin_read_req,
-	[SIW2_OP_READ_V2_RESP] = siw2_rx_begin_rv2_resp,
-	[SIW2_OP_ATOMIC_REQ] = siw2_rx_begin_atomic_req,
-	[SIW2_OP_ATOMIC_RESP] = siw2_rx_begin_atomic_resp,
+struct siw2_rx_op {
+	void (*begin)(struct siw2_qp *qp);
+	void (*end)(struct siw2_qp *qp);
 };
+
+static const struct siw2_rx_op siw2_rx_ops[SIW2_RDMAP_OP_MASK + 1];
 
 /* The header is in: check it and choose where the payload goes. */
 static void siw2_rx_begin(struct siw2_qp *qp)
@@ -631,13 +618,13 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 		WRITE_ONCE(rx->msgs, rx->msgs + 1);
 		siw2_tx_linger_msg(qp);
 	}
-	if (!siw2_rx_begin_fns[rx->info.opcode]) {
+	if (!siw2_rx_ops[rx->info.opcode].begin) {
 		/* Decoded, but not processed yet: never placed or answered. */
 		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
 			    SIW2_TERM_RDMAP_BAD_OPCODE);
 		return;
 	}
-	siw2_rx_begin_fns[rx->info.opcode](qp);
+	siw2_rx_ops[rx->info.opcode].begin(qp);
 }
 
 /* ---- stages ---- */
@@ -698,57 +685,31 @@ static int siw2_rx_to_mr(struct siw2_qp *qp, struct sk_buff *skb,
 	return len;
 }
 
-static int siw2_rx_to_rqe(struct siw2_qp *qp, struct sk_buff *skb,
-			  unsigned int off, u32 len)
+/*
+ * Place @len octets into an SGE list (a receive's, or a Read V2's sink)
+ * at SGE *@si, offset *@soff, and advance them. @mr: each SGE's MR.
+ */
+static int siw2_rx_to_sgl(struct siw2_qp *qp, struct sk_buff *skb,
+			  unsigned int off, u32 len, const struct siw2_sge *sge,
+			  struct siw2_mr **mr, u32 *si, u32 *soff)
 {
-	struct siw2_rx *rx = &qp->rx;
-	struct siw2_sge *s;
+	const struct siw2_sge *s;
 	u32 done = 0, n;
 	void *kaddr;
 
 	while (done < len) {
-		s = &rx->rqe.sge[rx->si];
-		if (rx->soff == s->length) {
+		s = &sge[*si];
+		if (*soff == s->length) {
 			/* Checked against the total: a next SGE exists. */
-			rx->si++;
-			rx->soff = 0;
+			(*si)++;
+			*soff = 0;
 			continue;
 		}
-		n = siw2_mr_kaddr(rx->rqe_mr[rx->si], s->addr + rx->soff,
-				  min(len - done, s->length - rx->soff),
-				  &kaddr);
+		n = siw2_mr_kaddr(mr[*si], s->addr + *soff,
+				  min(len - done, s->length - *soff), &kaddr);
 		if (siw2_rx_copy(qp, skb, off + done, kaddr, n))
 			return -EFAULT;
-		rx->soff += n;
-		done += n;
-	}
-	rx->msg_len += len;
-	return len;
-}
-
-static int siw2_rx_to_rv2(struct siw2_qp *qp, struct sk_buff *skb,
-			  unsigned int off, u32 len)
-{
-	struct siw2_rx *rx = &qp->rx;
-	struct siw2_sge *s;
-	u32 done = 0, n;
-	void *kaddr;
-
-	while (done < len) {
-		s = &rx->rv2_sge[rx->rv2_si];
-		if (rx->rv2_soff == s->length) {
-			/* Checked against the total: a next SGE exists. */
-			rx->rv2_si++;
-			rx->rv2_soff = 0;
-			continue;
-		}
-		n = siw2_mr_kaddr(rx->rv2_mr[rx->rv2_si],
-				  s->addr + rx->rv2_soff,
-				  min(len - done, s->length - rx->rv2_soff),
-				  &kaddr);
-		if (siw2_rx_copy(qp, skb, off + done, kaddr, n))
-			return -EFAULT;
-		rx->rv2_soff += n;
+		*soff += n;
 		done += n;
 	}
 	return len;
@@ -802,13 +763,17 @@ static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
 		rv = siw2_rx_to_mr(qp, skb, off, n);
 		break;
 	case SIW2_RX_SINK_RQE:
-		rv = siw2_rx_to_rqe(qp, skb, off, n);
+		rv = siw2_rx_to_sgl(qp, skb, off, n, rx->rqe.sge, rx->rqe_mr,
+				    &rx->si, &rx->soff);
+		if (rv > 0)
+			rx->msg_len += rv;
 		break;
 	case SIW2_RX_SINK_TERM:
 		rv = siw2_rx_to_term(qp, skb, off, n);
 		break;
 	case SIW2_RX_SINK_RV2:
-		rv = siw2_rx_to_rv2(qp, skb, off, n);
+		rv = siw2_rx_to_sgl(qp, skb, off, n, rx->rv2_sge, rx->rv2_mr,
+				    &rx->rv2_si, &rx->rv2_soff);
 		break;
 	default:
 		rv = siw2_rx_skip(qp, skb, off, n);
@@ -833,50 +798,62 @@ static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
 static void siw2_rx_orq_done(struct siw2_qp *qp, u32 slot, u32 inv_stag,
 			     enum ib_wc_status st)
 {
-	struct siw2_sqe *sqe;
-	unsigned long flags;
-
 	if (inv_stag && siw2_mr_invalidate(qp->sdev, qp->base.pd, inv_stag))
 		st = IB_WC_LOC_PROT_ERR;
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sqe = siw2_wq_at(&qp->sq, slot);
-	sqe->status = st;
-	sqe->state = SIW2_SQE_DONE;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	siw2_sq_reap(qp);
+	siw2_dp_sqe_done(qp, slot, st);
 	/* An ORD slot is free, and a fence may have lifted. */
 	siw2_tx_kick(qp);
 }
 
-static void siw2_rx_end_rresp(struct siw2_qp *qp)
+/*
+ * A segment of a Read Response (tagged, RFC 5040 4.5) or a Read V2
+ * Response (untagged on QN 3, V2-READ-1) is in: the last one completes
+ * the oldest Read if all it asked for came - its one sink for a Read, its
+ * whole work request for a Read V2.
+ */
+static void siw2_rx_end_read_resp(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
+	bool v2 = rx->info.opcode == SIW2_OP_READ_V2_RESP;
+	bool done = false, short_resp = false;
+	u32 slot = 0, sink = 0, want;
 	struct siw2_orqe *o;
 	struct siw2_sqe *sqe;
 	unsigned long flags;
-	bool done = false;
-	u32 sink = 0, slot = 0;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	o = &qp->orq[qp->orq_head];
+	o = siw2_orq_head(qp);	/* the segment's begin found it */
 	o->got += rx->info.payload_len;
 	if (rx->info.last) {
-		if (o->got != o->sink.length) {
-			spin_unlock_irqrestore(&qp->sq.lock, flags);
-			siw2_rx_tagged_err(rx, SIW2_MEM_E_BOUNDS);
-			return;
-		}
 		slot = o->slot;
 		sqe = siw2_wq_at(&qp->sq, slot);
-		if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV)
-			sink = sqe->sge[0].lkey;
-		qp->orq_head = (qp->orq_head + 1) % qp->ord;
-		qp->orq_count--;
-		done = true;
+		want = v2 ? sqe->len : o->sink.length;
+		short_resp = o->got != want;
+		if (!short_resp) {
+			if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV)
+				sink = sqe->sge[0].lkey;
+			siw2_orq_pop(qp);
+			done = true;
+		}
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (done)
-		siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS);
+	if (short_resp) {
+		/* Less than the Read asked for. */
+		if (v2)
+			siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
+				    SIW2_TERM_ETYPE_REMOTE_OP,
+				    SIW2_TERM_RDMAP_CATASTROPHIC);
+		else
+			siw2_rx_tagged_err(rx, SIW2_MEM_E_BOUNDS);
+		return;
+	}
+	if (!done)
+		return;
+	if (v2) {
+		siw2_rx_put_rv2(rx);
+		rx->msn_expect[SIW2_QN_RESPONSE]++;
+	}
+	siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS);
 }
 
 /*
@@ -942,103 +919,41 @@ static void siw2_rx_end_send(struct siw2_qp *qp)
 	siw2_cq_add(qp->rcq, &wc, x.with_imm ? &x : NULL, se);
 }
 
-static void siw2_rx_end_read_req(struct siw2_qp *qp)
+/*
+ * A Read, Read V2 or Atomic Request is in: queue it for the TX engine,
+ * which answers them in the order they came (EXT-ORD-7). Reads and
+ * Atomics share the IRD (EXT-ATOMIC-21, EXT-ATOMIC-16/24).
+ */
+static void siw2_rx_end_qn1_req(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 	struct siw2_ddp_info *in = &rx->info;
 	struct siw2_irqe *e;
-	bool full;
 
 	spin_lock_bh(&qp->irq_lock);
-	full = qp->irq_count == qp->ird;
-	if (!full) {
-		e = &qp->irq[(qp->irq_head + qp->irq_count) % qp->ird];
-		e->op = in->opcode;	/* Read or Read V2 (DEC-7) */
+	e = siw2_irq_push(qp);
+	if (e) {
+		e->op = in->opcode;	/* Read or Read V2 (DEC-7), Atomic */
 		e->mr = rx->mr;
-		e->sink_stag = in->sink_stag;
-		e->sink_to = in->sink_to;
-		e->src_to = in->src_to;
-		e->len = in->read_size;
-		qp->irq_count++;
 		rx->mr = NULL;	/* the IRQ entry owns the reference now */
-	}
-	spin_unlock_bh(&qp->irq_lock);
-	if (full) {
-		/* More Reads than the IRD we granted (BASE-RDMAP-5). */
-		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
-			    SIW2_TERM_RDMAP_CATASTROPHIC);
-		return;
-	}
-	rx->msn_expect[SIW2_QN_READ_REQ]++;
-	siw2_tx_kick(qp);
-}
-
-/* A Read V2 Response segment is in; the last one completes the Read. */
-static void siw2_rx_end_rv2_resp(struct siw2_qp *qp)
-{
-	struct siw2_rx *rx = &qp->rx;
-	struct siw2_orqe *o;
-	struct siw2_sqe *sqe;
-	unsigned long flags;
-	u32 slot = 0, sink = 0;
-	bool done = false;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	o = &qp->orq[qp->orq_head];
-	o->got += rx->info.payload_len;
-	if (rx->info.last) {
-		slot = o->slot;
-		sqe = siw2_wq_at(&qp->sq, slot);
-		if (o->got != sqe->len) {
-			/* A response shorter than the Read asked for. */
-			spin_unlock_irqrestore(&qp->sq.lock, flags);
-			siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP,
-				    SIW2_TERM_ETYPE_REMOTE_OP,
-				    SIW2_TERM_RDMAP_CATASTROPHIC);
-			return;
+		if (in->opcode == SIW2_OP_ATOMIC_REQ) {
+			e->src_to = in->atomic_to;
+			e->req_id = in->req_id;
+			e->aop.aop = in->aop;
+			e->aop.add_swap = in->add_swap;
+			e->aop.add_swap_mask = in->add_swap_mask;
+			e->aop.cmp = in->cmp;
+			e->aop.cmp_mask = in->cmp_mask;
+		} else {
+			e->sink_stag = in->sink_stag;
+			e->sink_to = in->sink_to;
+			e->src_to = in->src_to;
+			e->len = in->read_size;
 		}
-		if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV)
-			sink = sqe->sge[0].lkey;
-		qp->orq_head = (qp->orq_head + 1) % qp->ord;
-		qp->orq_count--;
-		done = true;
-	}
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	if (!done)
-		return;
-	siw2_rx_put_rv2(rx);
-	rx->msn_expect[SIW2_QN_RESPONSE]++;
-	siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS);
-}
-
-/* Queue a valid Atomic Request for the TX engine (EXT-ATOMIC-16/24). */
-static void siw2_rx_end_atomic_req(struct siw2_qp *qp)
-{
-	struct siw2_rx *rx = &qp->rx;
-	struct siw2_ddp_info *in = &rx->info;
-	struct siw2_irqe *e;
-	bool full;
-
-	spin_lock_bh(&qp->irq_lock);
-	full = qp->irq_count == qp->ird;
-	if (!full) {
-		e = &qp->irq[(qp->irq_head + qp->irq_count) % qp->ird];
-		memset(e, 0, sizeof(*e));
-		e->op = SIW2_OP_ATOMIC_REQ;
-		e->mr = rx->mr;
-		e->src_to = in->atomic_to;
-		e->req_id = in->req_id;
-		e->aop.aop = in->aop;
-		e->aop.add_swap = in->add_swap;
-		e->aop.add_swap_mask = in->add_swap_mask;
-		e->aop.cmp = in->cmp;
-		e->aop.cmp_mask = in->cmp_mask;
-		qp->irq_count++;
-		rx->mr = NULL;	/* the IRQ entry owns the reference now */
 	}
 	spin_unlock_bh(&qp->irq_lock);
-	if (full) {
-		/* Atomics share the IRD with Reads (EXT-ATOMIC-21). */
+	if (!e) {
+		/* More than the IRD we granted (BASE-RDMAP-5). */
 		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
 			    SIW2_TERM_RDMAP_CATASTROPHIC);
 		return;
@@ -1060,9 +975,8 @@ static void siw2_rx_end_atomic_resp(struct siw2_qp *qp)
 	void *kaddr;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	o = qp->orq[qp->orq_head];
-	qp->orq_head = (qp->orq_head + 1) % qp->ord;
-	qp->orq_count--;
+	o = *siw2_orq_head(qp);	/* the segment's begin found it */
+	siw2_orq_pop(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	rx->msn_expect[SIW2_QN_RESPONSE]++;
 	/* An Atomic Write has no sink: the value is dropped (DEC-17). */
@@ -1090,7 +1004,6 @@ static void siw2_rx_end_term(struct siw2_qp *qp)
 	struct siw2_rx *rx = &qp->rx;
 	struct siw2_term_code c;
 	bool m, d, r, swapped;
-	unsigned long flags;
 
 	siw2_ddp_term_parse(rx->term_buf, rx->term_have, &c, &m, &d, &r,
 			    &swapped);
@@ -1099,47 +1012,50 @@ static void siw2_rx_end_term(struct siw2_qp *qp)
 	rx->stage = SIW2_RX_DEAD;
 	if (test_and_set_bit(0, &qp->dp_failed))
 		return;
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->sq.count && qp->err_slot == U32_MAX) {
-		qp->err_slot = siw2_wq_slot(&qp->sq, 0);
-		qp->err_status = siw2_term_wc_status(c.layer, c.etype, c.code);
-	}
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_dp_sq_error_oldest(qp, siw2_term_wc_status(c.layer, c.etype,
+							c.code));
 	siw2_rx_rqe_error(qp, siw2_term_wc_status(c.layer, c.etype, c.code));
 	qp->fail_event = siw2_term_qp_event(c.layer, c.etype, c.code);
-	siw2_qp_dp_fail(qp, false);
+	siw2_dp_fail(qp, false);
 }
 
+/*
+ * Indexed by the 5-bit opcode; siw2_ddp_decode() has refused every opcode
+ * without an entry here (the extensions unless rx.ext).
+ */
+static const struct siw2_rx_op siw2_rx_ops[SIW2_RDMAP_OP_MASK + 1] = {
+	[SIW2_OP_WRITE] = { siw2_rx_begin_write, NULL },
+	[SIW2_OP_READ_REQ] = { siw2_rx_begin_read_req, siw2_rx_end_qn1_req },
+	[SIW2_OP_READ_RESP] = { siw2_rx_begin_rresp, siw2_rx_end_read_resp },
+	[SIW2_OP_SEND] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_INV] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_SE] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_SE_INV] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_TERMINATE] = { siw2_rx_begin_term, siw2_rx_end_term },
+	/* Immediate Data consumes a receive, places nothing (DEC-16). */
+	[SIW2_OP_IMM] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_IMM_SE] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_IMM] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_INV_IMM] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_SE_IMM] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_SEND_SE_INV_IMM] = { siw2_rx_begin_send, siw2_rx_end_send },
+	[SIW2_OP_READ_V2_REQ] = { siw2_rx_begin_read_req, siw2_rx_end_qn1_req },
+	[SIW2_OP_READ_V2_RESP] = { siw2_rx_begin_rv2_resp,
+				   siw2_rx_end_read_resp },
+	[SIW2_OP_ATOMIC_REQ] = { siw2_rx_begin_atomic_req,
+				 siw2_rx_end_qn1_req },
+	[SIW2_OP_ATOMIC_RESP] = { siw2_rx_begin_atomic_resp,
+				  siw2_rx_end_atomic_resp },
+};
+
+/* A segment without error is in, its CRC checked. */
 static void siw2_rx_end(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
+	const struct siw2_rx_op *op = &siw2_rx_ops[rx->info.opcode];
 
-	switch (rx->info.opcode) {
-	case SIW2_OP_READ_RESP:
-		siw2_rx_end_rresp(qp);
-		break;
-	case SIW2_OP_READ_REQ:
-	case SIW2_OP_READ_V2_REQ:
-		siw2_rx_end_read_req(qp);
-		break;
-	case SIW2_OP_READ_V2_RESP:
-		siw2_rx_end_rv2_resp(qp);
-		break;
-	case SIW2_OP_TERMINATE:
-		siw2_rx_end_term(qp);
-		break;
-	case SIW2_OP_ATOMIC_REQ:
-		siw2_rx_end_atomic_req(qp);
-		break;
-	case SIW2_OP_ATOMIC_RESP:
-		siw2_rx_end_atomic_resp(qp);
-		break;
-	case SIW2_OP_WRITE:
-		break;
-	default:
-		siw2_rx_end_send(qp);
-		break;
-	}
+	if (op->end)
+		op->end(qp);
 	siw2_rx_put_mr(rx);
 }
 

@@ -71,6 +71,7 @@ int siw2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	return 0;
 
 err_free:
+	siw2_ring_destroy(srq->rq.ring);
 	siw2_wq_free(&srq->rq);
 err:
 	siw2_obj_put(sdev, SIW2_OBJ_SRQ);
@@ -136,6 +137,7 @@ int siw2_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct siw2_srq *srq = to_siw2_srq(ibsrq);
 
+	siw2_ring_destroy(srq->rq.ring);
 	siw2_wq_free(&srq->rq);
 	siw2_obj_put(to_siw2_dev(ibsrq->device), SIW2_OBJ_SRQ);
 	return 0;

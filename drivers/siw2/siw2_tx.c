@@ -48,6 +48,7 @@
 #include "siw2.h"
 #include "siw2_fpdu.h"
 #include "siw2_trace.h"
+#include "siw2_wr.h"
 
 static bool siw2_tx_zcopy = true;
 module_param_named(tx_zcopy, siw2_tx_zcopy, bool, 0644);
@@ -126,77 +127,6 @@ void siw2_tx_release(struct siw2_qp *qp)
 }
 
 /**
- * siw2_sq_reap - complete finished send work requests, in posting order
- * @qp: QP
- *
- * An entry completes once it and every older one are done: a Send
- * posted behind an RDMA Read completes after the Read.
- *
- * Return: how many entries were retired.
- */
-u32 siw2_sq_reap(struct siw2_qp *qp)
-{
-	struct {
-		u64 wr_id;
-		struct siw2_mr *reg_mr;
-		u32 len;
-		enum ib_wc_status status;
-		enum ib_wr_opcode opcode;
-		bool signaled;
-	} done[16];
-	struct siw2_sqe *sqe;
-	unsigned long flags;
-	u32 n, i, total = 0;
-
-	do {
-		n = 0;
-		spin_lock_irqsave(&qp->sq.lock, flags);
-		while (n < ARRAY_SIZE(done)) {
-			sqe = siw2_wq_head(&qp->sq);
-			if (!sqe || sqe->state != SIW2_SQE_DONE)
-				break;
-			done[n].wr_id = sqe->wr_id;
-			done[n].reg_mr = sqe->reg_mr;
-			done[n].len = sqe->len;
-			done[n].status = sqe->status;
-			done[n].opcode = sqe->opcode;
-			done[n].signaled = qp->sq_sig_all || sqe->status ||
-					   (sqe->send_flags & IB_SEND_SIGNALED);
-			n++;
-			siw2_wq_pop(&qp->sq);
-			qp->sq_txpos--;
-		}
-		spin_unlock_irqrestore(&qp->sq.lock, flags);
-		/* Without the lock: a completion handler may post again. */
-		for (i = 0; i < n; i++) {
-			if (done[i].reg_mr)
-				siw2_mr_put(done[i].reg_mr);
-			if (done[i].signaled)
-				siw2_qp_wc(qp, qp->scq, done[i].wr_id,
-					   done[i].status,
-					   siw2_wc_opcode(done[i].opcode),
-					   done[i].len, false);
-		}
-		total += n;
-	} while (n == ARRAY_SIZE(done));
-	return total;
-}
-
-static void siw2_tx_sqe_done(struct siw2_qp *qp, u32 slot,
-			     enum ib_wc_status status)
-{
-	struct siw2_sqe *sqe;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sqe = siw2_wq_at(&qp->sq, slot);
-	sqe->status = status;
-	sqe->state = SIW2_SQE_DONE;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	siw2_sq_reap(qp);
-}
-
-/**
  * siw2_tx_terminate - queue a Terminate as the last message of the stream
  * @qp: QP
  * @c: Layer, EType and Code
@@ -207,7 +137,7 @@ static void siw2_tx_sqe_done(struct siw2_qp *qp, u32 slot,
  *
  * Called once per QP, by the engine that found the first fatal error;
  * the TX engine sends it at its next FPDU boundary, then reports the
- * failure (siw2_qp_dp_fail()).
+ * failure (siw2_dp_fail()).
  */
 void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
 		       const u8 *ddp_hdr, u32 ddp_len, u32 seg_len,
@@ -260,14 +190,8 @@ static void siw2_tx_local_error(struct siw2_qp *qp, u32 slot,
 	static const struct siw2_term_code catastrophic = {
 		SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_CATASTROPHIC, 0
 	};
-	unsigned long flags;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	if (qp->err_slot == U32_MAX) {
-		qp->err_slot = slot;
-		qp->err_status = status;
-	}
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	siw2_dp_sq_error(qp, slot, status);
 	if (test_and_set_bit(0, &qp->dp_failed))
 		return;
 	qp->fail_event = IB_EVENT_QP_FATAL;
@@ -301,29 +225,42 @@ static enum siw2_mem_err siw2_tx_load_sges(struct siw2_qp *qp,
 }
 
 /* The QN 1 request a work request sends, 0 for none (siw2_orqe.op). */
-static u8 siw2_tx_orq_op(struct siw2_qp *qp, enum ib_wr_opcode opcode)
+static u8 siw2_tx_orq_op(struct siw2_qp *qp, u32 rules)
 {
-	switch (opcode) {
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		return qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_ATOMIC_WRITE:
-		return SIW2_OP_ATOMIC_REQ;
-	default:
+	if (!(rules & SIW2_WRF_ORQ))
 		return 0;
-	}
+	if (rules & SIW2_WRF_READ)
+		return qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ;
+	return SIW2_OP_ATOMIC_REQ;
 }
 
 /*
- * An atomic work request: check the local buffer (the original value's
- * sink, or an Atomic Write's data, which is read now). Return: 0, or a
+ * Set up the next message of the TX engine: RDMAP opcode @op, @len
+ * octets. Tagged or not, and the queue, come from the opcode (DDP's
+ * table); an untagged message takes the next MSN of its queue.
+ */
+static void siw2_tx_msg(struct siw2_tx *tx, u8 op, u32 len)
+{
+	tx->op = op;
+	tx->tagged = siw2_rdmap_op_tagged(op);
+	if (!tx->tagged) {
+		tx->qn = siw2_rdmap_op_qn(op);
+		tx->msn = tx->msn_next[tx->qn]++;
+	}
+	tx->inval = 0;
+	tx->len = len;
+	tx->off = 0;
+	tx->si = 0;
+	tx->soff = 0;
+	tx->fpdus = 0;
+}
+
+/*
+ * The local buffer of an atomic work request: the original value's sink
+ * is checked, an Atomic Write's data is read now. Return: 0, or a
  * completion status for the local error.
  */
-static enum ib_wc_status siw2_tx_start_atomic(struct siw2_qp *qp)
+static enum ib_wc_status siw2_tx_atomic_local(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 	struct siw2_sqe *wqe = &tx->wqe;
@@ -360,17 +297,14 @@ static enum ib_wc_status siw2_tx_start_atomic(struct siw2_qp *qp)
 	return IB_WC_SUCCESS;
 }
 
-static u8 siw2_tx_send_op(const struct siw2_sqe *wqe)
+/* An Atomic Request; its ORQ entry and Request Identifier came at pick-up. */
+static enum ib_wc_status siw2_tx_start_atomic(struct siw2_qp *qp)
 {
-	bool se = wqe->send_flags & IB_SEND_SOLICITED;
+	enum ib_wc_status st = siw2_tx_atomic_local(qp);
 
-	if (wqe->opcode == IB_WR_SEND_WITH_IMM && wqe->inv_imm)
-		return se ? SIW2_OP_SEND_SE_INV_IMM : SIW2_OP_SEND_INV_IMM;
-	if (wqe->opcode == IB_WR_SEND_WITH_IMM)
-		return se ? SIW2_OP_SEND_SE_IMM : SIW2_OP_SEND_IMM;
-	if (wqe->opcode == IB_WR_SEND_WITH_INV)
-		return se ? SIW2_OP_SEND_SE_INV : SIW2_OP_SEND_INV;
-	return se ? SIW2_OP_SEND_SE : SIW2_OP_SEND;
+	if (!st)
+		siw2_tx_msg(&qp->tx, SIW2_OP_ATOMIC_REQ, 0);	/* EXT-ATOMIC-14 */
+	return st;
 }
 
 /* A Send with Immediate Data: its last segment is the 8 octets (DEC-6). */
@@ -387,37 +321,93 @@ static bool siw2_tx_imm_tail(const struct siw2_tx *tx)
 static void siw2_tx_imm_msg(struct siw2_tx *tx)
 {
 	tx->imm_next = false;
-	tx->op = tx->wqe.send_flags & IB_SEND_SOLICITED ? SIW2_OP_IMM_SE :
-							   SIW2_OP_IMM;
-	tx->tagged = false;
-	tx->qn = SIW2_QN_SEND;		/* EXT-IMM-9 */
-	tx->msn = tx->msn_next[SIW2_QN_SEND]++;
-	tx->inval = 0;
-	tx->len = 0;
-	tx->off = 0;
-	tx->si = 0;
-	tx->soff = 0;
-	tx->fpdus = 0;
+	/* EXT-IMM-9: on QN 0 */
+	siw2_tx_msg(tx, tx->wqe.send_flags & IB_SEND_SOLICITED ?
+			SIW2_OP_IMM_SE : SIW2_OP_IMM, 0);
 	tx->inline_buf = NULL;
 }
 
+/* A local operation (no message): done here. */
+static void siw2_tx_start_local(struct siw2_qp *qp, u32 rules)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_sqe *wqe = &tx->wqe;
+
+	if (rules & SIW2_WRF_INV) {
+		if (siw2_mr_invalidate(qp->sdev, qp->base.pd, wqe->inv_stag))
+			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
+		else
+			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+		return;
+	}
+	/* IB_WR_REG_MR, the other local operation. */
+	if (siw2_mr_fast_reg(wqe->reg_mr, qp->base.pd, wqe->reg_key,
+			     wqe->reg_access))
+		siw2_tx_local_error(qp, tx->slot, IB_WC_MW_BIND_ERR);
+	else
+		siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+}
+
+/* An RDMA Read: the sink is checked now (its ORQ entry came at pick-up). */
+static enum ib_wc_status siw2_tx_start_read(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+
+	if (siw2_tx_load_sges(qp, &tx->wqe, IB_ACCESS_LOCAL_WRITE))
+		return IB_WC_LOC_PROT_ERR;
+	siw2_tx_put_src(tx);
+	/* DEC-15: a Read V2's response will be untagged, on QN 3. */
+	siw2_tx_msg(tx, qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ,
+		    0);
+	return IB_WC_SUCCESS;
+}
+
+/* A Write, a Send, or Immediate Data alone: the payload, then the message. */
+static enum ib_wc_status siw2_tx_start_msg(struct siw2_qp *qp, u32 rules)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_sqe *wqe = &tx->wqe;
+	bool inv;
+
+	if (wqe->send_flags & IB_SEND_INLINE)
+		tx->inline_buf = qp->sq_inline +
+				 tx->slot * qp->cap.max_inline_data;
+	else if (siw2_tx_load_sges(qp, wqe, 0))
+		return IB_WC_LOC_PROT_ERR;
+	if ((rules & SIW2_WRF_REMOTE) && (rules & SIW2_WRF_IMM) && !wqe->len) {
+		/* Immediate Data alone (DEC-16). */
+		siw2_tx_imm_msg(tx);
+	} else if (rules & SIW2_WRF_REMOTE) {
+		siw2_tx_msg(tx, SIW2_OP_WRITE, wqe->len);
+		tx->stag = wqe->rkey;
+		tx->to = wqe->raddr;
+		tx->imm_next = rules & SIW2_WRF_IMM;
+	} else {
+		inv = (rules & SIW2_WRF_INV) || wqe->inv_imm;
+		siw2_tx_msg(tx, siw2_rdmap_send_op(inv,
+						   wqe->send_flags &
+						   IB_SEND_SOLICITED,
+						   rules & SIW2_WRF_IMM),
+			    wqe->len);
+		tx->inval = inv ? wqe->inv_stag : 0;
+	}
+	return IB_WC_SUCCESS;
+}
+
 /*
- * Start the work request copied to tx->wqe. Local operations finish here;
- * messages are set up for siw2_tx_build().
+ * Start the work request copied to tx->wqe, as its rules say
+ * (siw2_wr.c). Local operations finish here; messages are set up for
+ * siw2_tx_build().
  */
 static void siw2_tx_start_sqe(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 	struct siw2_sqe *wqe = &tx->wqe;
+	u32 rules = siw2_wr_rules_of(wqe->opcode);
 	enum ib_wc_status st;
-	int rv;
 
-	tx->off = 0;
-	tx->si = 0;
-	tx->soff = 0;
 	tx->nsrc = 0;
 	tx->inline_buf = NULL;
-	tx->fpdus = 0;
 	tx->imm_next = false;
 	tx->imm_sent = false;
 	if (wqe->bad) {
@@ -425,83 +415,19 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 		siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_QP_OP_ERR);
 		return;
 	}
-	switch (wqe->opcode) {
-	case IB_WR_LOCAL_INV:
-		rv = siw2_mr_invalidate(qp->sdev, qp->base.pd, wqe->inv_stag);
-		if (rv)
-			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
-		else
-			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+	if (rules & SIW2_WRF_LOCAL) {
+		siw2_tx_start_local(qp, rules);
 		return;
-	case IB_WR_REG_MR:
-		rv = siw2_mr_fast_reg(wqe->reg_mr, qp->base.pd, wqe->reg_key,
-				      wqe->reg_access);
-		if (rv)
-			siw2_tx_local_error(qp, tx->slot, IB_WC_MW_BIND_ERR);
-		else
-			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
-		return;
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-		/* The sink is checked now; the ORQ entry was made at pick-up. */
-		if (siw2_tx_load_sges(qp, wqe, IB_ACCESS_LOCAL_WRITE)) {
-			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
-			return;
-		}
-		siw2_tx_put_src(tx);
-		/* DEC-15: the response will be untagged, on QN 3. */
-		tx->op = qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ;
-		tx->tagged = false;
-		tx->qn = SIW2_QN_READ_REQ;
-		tx->msn = tx->msn_next[SIW2_QN_READ_REQ]++;
-		tx->len = 0;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
-	case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_ATOMIC_WRITE:
-		/* The ORQ entry and Request Identifier came at pick-up. */
+	}
+	if (rules & SIW2_WRF_READ)
+		st = siw2_tx_start_read(qp);
+	else if (rules & SIW2_WRF_ORQ)
 		st = siw2_tx_start_atomic(qp);
-		if (st) {
-			siw2_tx_local_error(qp, tx->slot, st);
-			return;
-		}
-		tx->op = SIW2_OP_ATOMIC_REQ;
-		tx->tagged = false;
-		tx->qn = SIW2_QN_READ_REQ;	/* EXT-ATOMIC-14 */
-		tx->msn = tx->msn_next[SIW2_QN_READ_REQ]++;
-		tx->inval = 0;
-		tx->len = 0;
-		break;
-	default:
-		if (wqe->send_flags & IB_SEND_INLINE) {
-			tx->inline_buf = qp->sq_inline +
-					 tx->slot * qp->cap.max_inline_data;
-		} else if (siw2_tx_load_sges(qp, wqe, 0)) {
-			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
-			return;
-		}
-		tx->len = wqe->len;
-		if (wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM && !wqe->len) {
-			/* Immediate Data alone (DEC-16). */
-			siw2_tx_imm_msg(tx);
-		} else if (wqe->opcode == IB_WR_RDMA_WRITE ||
-			   wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
-			tx->op = SIW2_OP_WRITE;
-			tx->tagged = true;
-			tx->stag = wqe->rkey;
-			tx->to = wqe->raddr;
-			tx->imm_next = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
-		} else {
-			tx->op = siw2_tx_send_op(wqe);
-			tx->tagged = false;
-			tx->qn = SIW2_QN_SEND;
-			tx->msn = tx->msn_next[SIW2_QN_SEND]++;
-			tx->inval = wqe->opcode == IB_WR_SEND_WITH_INV ||
-				    wqe->inv_imm ? wqe->inv_stag : 0;
-		}
-		break;
+	else
+		st = siw2_tx_start_msg(qp, rules);
+	if (st) {
+		siw2_tx_local_error(qp, tx->slot, st);
+		return;
 	}
 	tx->kind = SIW2_TX_SQE;
 }
@@ -523,36 +449,27 @@ static void siw2_tx_atomic_exec(struct siw2_qp *qp)
 		tx->orig = 0;	/* not reached: RX refused such requests */
 	trace_siw2_dp_atomic(qp->base.qp_num, tx->irqe.aop.aop,
 			     tx->irqe.req_id, tx->orig);
-	tx->op = SIW2_OP_ATOMIC_RESP;
-	tx->tagged = false;
-	tx->qn = SIW2_QN_RESPONSE;	/* EXT-ATOMIC-20 */
-	tx->msn = tx->msn_next[SIW2_QN_RESPONSE]++;
-	tx->inval = 0;
-	tx->len = 0;
+	siw2_tx_msg(tx, SIW2_OP_ATOMIC_RESP, 0);	/* EXT-ATOMIC-20: QN 3 */
 }
 
 /* Take the oldest inbound Read or Atomic to answer, if any. */
 static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
-	bool found = false;
+	struct siw2_irqe *e;
 
 	spin_lock_bh(&qp->irq_lock);
-	if (qp->irq_count) {
+	e = siw2_irq_head(qp);
+	if (e) {
 		/* The engine owns the source MR's reference from now on. */
-		tx->irqe = qp->irq[qp->irq_head];
-		qp->irq[qp->irq_head].mr = NULL;
-		found = true;
+		tx->irqe = *e;
+		e->mr = NULL;
 	}
 	spin_unlock_bh(&qp->irq_lock);
-	if (!found)
+	if (!e)
 		return false;
 
 	tx->kind = SIW2_TX_RRESP;
-	tx->off = 0;
-	tx->si = 0;
-	tx->soff = 0;
-	tx->fpdus = 0;
 	tx->inline_buf = NULL;
 	tx->nsrc = 0;
 	if (tx->irqe.op == SIW2_OP_ATOMIC_REQ) {
@@ -561,18 +478,12 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 	}
 	if (tx->irqe.op == SIW2_OP_READ_V2_REQ) {
 		/* One untagged message on QN 3 (V2-READ-1, V2-READ-7). */
-		tx->op = SIW2_OP_READ_V2_RESP;
-		tx->tagged = false;
-		tx->qn = SIW2_QN_RESPONSE;
-		tx->msn = tx->msn_next[SIW2_QN_RESPONSE]++;
-		tx->inval = 0;
+		siw2_tx_msg(tx, SIW2_OP_READ_V2_RESP, tx->irqe.len);
 	} else {
-		tx->op = SIW2_OP_READ_RESP;
-		tx->tagged = true;
+		siw2_tx_msg(tx, SIW2_OP_READ_RESP, tx->irqe.len);
 		tx->stag = tx->irqe.sink_stag;
 		tx->to = tx->irqe.sink_to;
 	}
-	tx->len = tx->irqe.len;
 	if (tx->len) {
 		tx->src[0].addr = tx->irqe.src_to;
 		tx->src[0].length = tx->len;
@@ -615,8 +526,8 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 	struct siw2_orqe *o;
 	unsigned long flags;
 	bool ord_zero = false;
+	u32 rules, slot;
 	u8 orq_op;
-	u32 slot;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->sq_txpos == qp->sq.count && qp->sq.ring &&
@@ -629,14 +540,15 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 		goto wait;
 	slot = siw2_wq_slot(&qp->sq, qp->sq_txpos);
 	sqe = siw2_wq_at(&qp->sq, slot);
-	orq_op = siw2_tx_orq_op(qp, sqe->opcode);
+	rules = siw2_wr_rules_of(sqe->opcode);
+	orq_op = siw2_tx_orq_op(qp, rules);
 	/* A fence waits for Reads and Atomics alike (DIGEST 4.1). */
-	if ((sqe->send_flags & IB_SEND_FENCE) && qp->orq_count)
+	if ((sqe->send_flags & IB_SEND_FENCE) && siw2_orq_head(qp))
 		goto wait;
 	if (orq_op) {
 		if (!qp->ord)
 			ord_zero = true;
-		else if (qp->orq_count == qp->ord)
+		else if (siw2_orq_full(qp))
 			goto wait;
 	}
 	sqe->state = SIW2_SQE_ACTIVE;
@@ -645,10 +557,11 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 	tx->slot = slot;
 	if (orq_op && !ord_zero) {
 		/* Before the Request goes: the Response may come at once. */
-		o = &qp->orq[(qp->orq_head + qp->orq_count) % qp->ord];
+		o = siw2_orq_push(qp);
 		o->slot = slot;
 		o->op = orq_op;
-		o->sink = sqe->num_sge && sqe->opcode != IB_WR_ATOMIC_WRITE ?
+		/* An Atomic Write's one SGE is its data, not a sink. */
+		o->sink = sqe->num_sge && !(rules & SIW2_WRF_WORD) ?
 			  sqe->sge[0] : (struct siw2_sge){ 0 };
 		o->got = 0;
 		if (orq_op != SIW2_OP_READ_REQ) {
@@ -656,7 +569,6 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 			o->qn3_msn = tx->qn3_next++;
 			tx->req_id = o->qn3_msn;
 		}
-		qp->orq_count++;
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (ord_zero) {
@@ -708,29 +620,8 @@ static void siw2_tx_advance(struct siw2_tx *tx, u32 n)
  */
 static u32 siw2_tx_hdr_len(const struct siw2_tx *tx, bool tail)
 {
-	if (tx->tagged)
-		return sizeof(struct siw2_ddp_tagged);
-	if (tail)
-		return sizeof(struct siw2_ddp_untagged) + SIW2_IMM_LEN;
-	switch (tx->op) {
-	case SIW2_OP_READ_REQ:
-		return sizeof(struct siw2_ddp_untagged) +
-		       sizeof(struct siw2_rdmap_read_req);
-	case SIW2_OP_ATOMIC_REQ:
-		return sizeof(struct siw2_ddp_untagged) +
-		       sizeof(struct siw2_rdmap_atomic_req);
-	case SIW2_OP_ATOMIC_RESP:
-		return sizeof(struct siw2_ddp_untagged) +
-		       sizeof(struct siw2_rdmap_atomic_resp);
-	case SIW2_OP_READ_V2_REQ:
-		return sizeof(struct siw2_ddp_untagged) +
-		       sizeof(struct siw2_rdmap_read_v2_req);
-	case SIW2_OP_IMM:
-	case SIW2_OP_IMM_SE:
-		return sizeof(struct siw2_ddp_untagged) + SIW2_IMM_LEN;
-	default:
-		return sizeof(struct siw2_ddp_untagged);
-	}
+	return siw2_ddp_hdr_len(siw2_ddp_ctrl(tx->tagged, tail, tx->rv,
+					      tx->op));
 }
 
 /* Atomic Request (EXT-ATOMIC-6..9: unused fields as sent by siw2_sqe_atomic()). */
@@ -934,8 +825,7 @@ static void siw2_tx_build(struct siw2_qp *qp)
 	 */
 	if (tx->kind == SIW2_TX_RRESP && tx->off == tx->len) {
 		spin_lock_bh(&qp->irq_lock);
-		qp->irq_head = (qp->irq_head + 1) % qp->ird;
-		qp->irq_count--;
+		siw2_irq_pop(qp);
 		spin_unlock_bh(&qp->irq_lock);
 	}
 }
@@ -958,9 +848,8 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 			return;
 		}
 		/* Reads and Atomics complete with their Response (siw2_rx.c). */
-		if (tx->op != SIW2_OP_READ_REQ && tx->op != SIW2_OP_ATOMIC_REQ &&
-		    tx->op != SIW2_OP_READ_V2_REQ)
-			siw2_tx_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+		if (!(siw2_wr_rules_of(tx->wqe.opcode) & SIW2_WRF_ORQ))
+			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
 	}
 	tx->kind = SIW2_TX_IDLE;
 }
@@ -1002,7 +891,7 @@ static void siw2_tx_llp_error(struct siw2_qp *qp)
 	if (test_and_set_bit(0, &qp->dp_failed))
 		return;
 	qp->fail_event = IB_EVENT_QP_FATAL;
-	siw2_qp_dp_fail(qp, true);
+	siw2_dp_fail(qp, true);
 }
 
 /* One TX engine run; qp->tx_lock held. Return: true to run again. */
@@ -1027,7 +916,7 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 			}
 			if (tx->term_sent) {
 				/* The Terminate is out: the stream ends. */
-				siw2_qp_dp_fail(qp, false);
+				siw2_dp_fail(qp, false);
 				return false;
 			}
 			continue;

@@ -41,11 +41,10 @@ int siw2_wq_init(struct siw2_wq *wq, u32 size, size_t esize)
 
 /**
  * siw2_wq_free - release a queue's memory
- * @wq: queue
+ * @wq: queue; its owner has destroyed the ring that fed it, if any
  */
 void siw2_wq_free(struct siw2_wq *wq)
 {
-	siw2_ring_destroy(wq->ring);
 	wq->ring = NULL;
 	kvfree(wq->entries);
 	wq->entries = NULL;
