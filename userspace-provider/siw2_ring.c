@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "siw2.h"
+#include <rdma/siw2-wr.h>
 
 static inline uint32_t load_acquire(const uint32_t *p)
 {
@@ -184,124 +185,100 @@ static bool peer_takes_rv2(const struct siw2_qp *qp)
 	return load_acquire(&qp->sq.ctl->conn_flags) & SIW2_CONN_F_RV2;
 }
 
-/* RFC 7306 messages: atomics, and Immediate Data after a Write. */
-static bool is_ext(unsigned int opcode)
-{
-	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	       opcode == IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD ||
-	       opcode == IBV_WR_ATOMIC_WRITE ||
-	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
+/* The shared opcode names are libibverbs' numbers. */
+#define SIW2_SAME_OP(a, b) _Static_assert((int)(a) == (int)(b), #a)
+SIW2_SAME_OP(SIW2_SQ_OP_RDMA_WRITE, IBV_WR_RDMA_WRITE);
+SIW2_SAME_OP(SIW2_SQ_OP_SEND, IBV_WR_SEND);
+SIW2_SAME_OP(SIW2_SQ_OP_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM);
+SIW2_SAME_OP(SIW2_SQ_OP_RDMA_READ, IBV_WR_RDMA_READ);
+SIW2_SAME_OP(SIW2_SQ_OP_LOCAL_INV, IBV_WR_LOCAL_INV);
+SIW2_SAME_OP(SIW2_SQ_OP_SEND_WITH_INV, IBV_WR_SEND_WITH_INV);
+SIW2_SAME_OP(SIW2_SQ_OP_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE);
+SIW2_SAME_OP(SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP,
+	     IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP);
+SIW2_SAME_OP(SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD,
+	     IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD);
 
-/* May the operation be posted on the QP's connection? */
-static int peer_check(const struct siw2_qp *qp, unsigned int opcode)
+/*
+ * May an operation with these rules (siw2-wr.h) be posted on the QP's
+ * connection? RFC 7306 messages need a siw2 peer, Send with Immediate
+ * Data RDMAP v2.
+ */
+static int peer_check(const struct siw2_qp *qp, uint32_t rules)
 {
-	if (opcode == IBV_WR_SEND_WITH_IMM || opcode == SIW2_WR_SEND_WITH_INV_IMM)
-		return peer_takes_rv2(qp) ? 0 : EOPNOTSUPP;
-	if (is_ext(opcode))
-		return peer_takes_ext(qp) ? 0 : EOPNOTSUPP;
+	if ((rules & SIW2_WRF_RV2) && !peer_takes_rv2(qp))
+		return EOPNOTSUPP;
+	if ((rules & SIW2_WRF_EXT) && !peer_takes_ext(qp))
+		return EOPNOTSUPP;
 	return 0;
 }
 
-static bool inline_ok(unsigned int opcode)
+/* Read V2 lifts the one-sink limit of a Read (DEC-7). */
+static bool read_sges_ok(const struct siw2_qp *qp, size_t num_sge)
 {
-	return opcode == IBV_WR_SEND || opcode == IBV_WR_SEND_WITH_INV ||
-	       opcode == IBV_WR_RDMA_WRITE || opcode == IBV_WR_ATOMIC_WRITE ||
-	       opcode == IBV_WR_SEND_WITH_IMM ||
-	       opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
-	       opcode == SIW2_WR_SEND_WITH_INV_IMM;
+	return num_sge <= SIW2_WR_MAX_SGE_RD ||
+	       (load_acquire(&qp->sq.ctl->conn_flags) & SIW2_CONN_F_READ_V2);
 }
 
+/* The kernel's checks (siw2_wr_check()), made before the entry is written. */
 static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 {
+	uint32_t r = siw2_wr_rules(wr->opcode);
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
 	uint64_t len = 0;
 	int i;
 
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_LOCAL_INV:
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	case IBV_WR_RDMA_READ:
-		/* One sink per Read Request, any number per Read V2 (DEC-7). */
-		if ((wr->num_sge > 1 &&
-		     !(load_acquire(&qp->sq.ctl->conn_flags) &
-		       SIW2_CONN_F_READ_V2)) ||
-		    (wr->send_flags & IBV_SEND_INLINE))
-			return EINVAL;
-		break;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		/* The original value lands in one 8-byte buffer. */
-		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
-		    (wr->send_flags & IBV_SEND_INLINE))
-			return EINVAL;
-		break;
-	case IBV_WR_ATOMIC_WRITE:
-		/* The 8 bytes to write: one SGE, or inline. */
-		if (wr->num_sge > 1)
-			return EINVAL;
-		break;
-	default:
+	/* What ibv_post_send() carries; the rest only through siw2dv. */
+	if (!(r & SIW2_WRF_OK) || (r & (SIW2_WRF_NO_RING | SIW2_WRF_DV)))
 		return EOPNOTSUPP;
-	}
+	if ((r & SIW2_WRF_READ) && (!read_sges_ok(qp, wr->num_sge) || inl))
+		return EINVAL;
+	/* The original value lands in one 8-byte buffer. */
+	if ((r & SIW2_WRF_ATOMIC) &&
+	    (wr->num_sge != 1 || wr->sg_list[0].length != 8 || inl))
+		return EINVAL;
+	/* An Atomic Write's 8 bytes: one SGE, or inline. */
+	if ((r & SIW2_WRF_WORD) && wr->num_sge > 1)
+		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	if (len > UINT32_MAX)
 		return EINVAL;
-	if ((wr->send_flags & IBV_SEND_INLINE) &&
-	    (len > qp->max_inline || !inline_ok(wr->opcode)))
+	if (inl && (len > qp->max_inline || !(r & SIW2_WRF_INLINE)))
 		return EINVAL;
-	if (wr->opcode == IBV_WR_ATOMIC_WRITE && len != 8)
+	if ((r & SIW2_WRF_WORD) && len != 8)
 		return EINVAL;
 	if (wr->send_flags & ~(unsigned int)SIW2_WQE_FLAGS)
 		return EINVAL;
-	return peer_check(qp, wr->opcode);
+	return peer_check(qp, r);
 }
 
 static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
 {
+	uint32_t r = siw2_wr_rules(wr->opcode);
 	int i;
 
 	memset(e, 0, sizeof(*e));
 	e->wr_id = wr->wr_id;
 	e->opcode = wr->opcode;
 	e->flags = wr->send_flags;
-	switch (wr->opcode) {
-	case IBV_WR_SEND_WITH_IMM:
+	/* The operands the opcode's rules say it has. */
+	if (r & SIW2_WRF_IMM)
 		/* DEC-5: imm_data is octets 0..3 of the 8. */
 		e->imm = (uint64_t)be32toh(wr->imm_data) << 32;
-		break;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		e->imm = (uint64_t)be32toh(wr->imm_data) << 32;
-		/* fall through */
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_WRITE:
-		e->raddr = wr->wr.rdma.remote_addr;
-		e->rkey = wr->wr.rdma.rkey;
-		break;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	if ((r & SIW2_WRF_REMOTE) && (r & SIW2_WRF_ATOMIC)) {
 		e->raddr = wr->wr.atomic.remote_addr;
 		e->rkey = wr->wr.atomic.rkey;
 		e->atomic.compare_add = wr->wr.atomic.compare_add;
 		e->atomic.swap = wr->wr.atomic.swap;
-		break;
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_LOCAL_INV:
-		e->inv_stag = wr->invalidate_rkey;
-		break;
-	default:
-		break;
+	} else if (r & SIW2_WRF_REMOTE) {
+		e->raddr = wr->wr.rdma.remote_addr;
+		e->rkey = wr->wr.rdma.rkey;
 	}
+	if (r & SIW2_WRF_INV)
+		e->inv_stag = wr->invalidate_rkey;
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		uint8_t *d = (uint8_t *)e->sge;
 
@@ -762,7 +739,7 @@ static struct siw2_sq_wqe *wr_ext(struct ibv_qp_ex *qpx, uint8_t opcode,
 	struct siw2_qp *qp = to_sqp_ex(qpx);
 	struct siw2_sq_wqe *e;
 
-	if (!qp->wr_err && peer_check(qp, opcode)) {
+	if (!qp->wr_err && peer_check(qp, siw2_wr_rules(opcode))) {
 		wr_fail(qp, EOPNOTSUPP);
 		return NULL;
 	}
@@ -900,19 +877,16 @@ static void qpx_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	struct siw2_qp *qp = to_sqp_ex(qpx);
 	struct siw2_sq_wqe *e = wr_data(qp);
 	uint64_t len = 0;
+	uint32_t r;
 	size_t i;
 
 	if (!e)
 		return;
+	r = siw2_wr_rules(e->opcode);
 	/* The limits of check_send_wr(). */
 	if (num_sge > qp->max_send_sge ||
-	    (e->opcode == IBV_WR_RDMA_READ && num_sge > 1 &&
-	     !(load_acquire(&qp->sq.ctl->conn_flags) &
-	       SIW2_CONN_F_READ_V2)) ||
-	    ((e->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	      e->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	      e->opcode == IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP ||
-	      e->opcode == IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD) &&
+	    ((r & SIW2_WRF_READ) && !read_sges_ok(qp, num_sge)) ||
+	    ((r & SIW2_WRF_ATOMIC) &&
 	     (num_sge != 1 || sg_list[0].length != 8))) {
 		wr_fail(qp, EINVAL);
 		return;
@@ -947,11 +921,14 @@ static void qpx_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	struct siw2_qp *qp = to_sqp_ex(qpx);
 	struct siw2_sq_wqe *e = wr_data(qp);
 	size_t i, len = 0;
+	uint32_t r;
 	uint8_t *d;
 
 	if (!e)
 		return;
-	if (!inline_ok(e->opcode) || e->opcode == IBV_WR_ATOMIC_WRITE) {
+	/* An Atomic Write's 8 inline bytes come through its own setter. */
+	r = siw2_wr_rules(e->opcode);
+	if (!(r & SIW2_WRF_INLINE) || (r & SIW2_WRF_WORD)) {
 		wr_fail(qp, EINVAL);
 		return;
 	}

@@ -53,11 +53,14 @@ enum {
 	SIW2_WRF_ORQ = 1 << 11,		/* holds an ORD slot until answered */
 	SIW2_WRF_SEND = 1 << 12,	/* an untagged message on QN 0 */
 	SIW2_WRF_NO_RING = 1 << 13,	/* never in a send queue ring */
+	SIW2_WRF_DV = 1 << 14,		/* user space: through siw2dv only */
 };
 
 #define SIW2_WRF_ATOMIC_OP \
 	(SIW2_WRF_OK | SIW2_WRF_EXT | SIW2_WRF_ATOMIC | SIW2_WRF_REMOTE | \
 	 SIW2_WRF_ORQ)
+/* One SGE per Read Request (RFC 5040 4.4), unless it goes as Read V2. */
+#define SIW2_WR_MAX_SGE_RD	1
 
 /**
  * siw2_wr_rules - the rules of a send queue opcode
@@ -93,15 +96,19 @@ static inline __u32 siw2_wr_rules(__u32 op)
 						  SIW2_WRF_REMOTE |
 						  SIW2_WRF_ORQ |
 						  SIW2_WRF_NO_RING,
-		[SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP] = SIW2_WRF_ATOMIC_OP,
-		[SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD] = SIW2_WRF_ATOMIC_OP,
+		/* libibverbs has no masked atomic verb. */
+		[SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP] = SIW2_WRF_ATOMIC_OP |
+							 SIW2_WRF_DV,
+		[SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD] = SIW2_WRF_ATOMIC_OP |
+							   SIW2_WRF_DV,
 		[SIW2_SQ_OP_ATOMIC_WRITE] = SIW2_WRF_OK | SIW2_WRF_EXT |
 					    SIW2_WRF_INLINE | SIW2_WRF_WORD |
 					    SIW2_WRF_REMOTE | SIW2_WRF_ORQ,
 	};
 
 	if (op == SIW2_WR_SEND_WITH_INV_IMM)
-		return rules[SIW2_SQ_OP_SEND_WITH_IMM] | SIW2_WRF_INV;
+		return rules[SIW2_SQ_OP_SEND_WITH_IMM] | SIW2_WRF_INV |
+		       SIW2_WRF_DV;
 	return op < SIW2_SQ_OP_NUM ? rules[op] : 0;
 }
 
