@@ -181,17 +181,14 @@ static void siw2_rx_read_err(struct siw2_rx *rx, enum siw2_mem_err err)
 
 /* ---- per-opcode header processing, before any payload is placed ---- */
 
-static void siw2_rx_begin_write(struct siw2_qp *qp)
+/* A tagged segment's payload goes to its (STag, TO), if @access allows. */
+static void siw2_rx_sink_tagged(struct siw2_qp *qp, int access)
 {
 	struct siw2_rx *rx = &qp->rx;
 	enum siw2_mem_err err;
 
-	/* Zero-length Writes need no valid STag (BASE-DDP-7). */
-	if (!rx->info.payload_len)
-		return;
 	err = siw2_mr_lookup(qp->sdev, qp->base.pd, rx->info.stag, rx->info.to,
-			     rx->info.payload_len, IB_ACCESS_REMOTE_WRITE,
-			     &rx->mr);
+			     rx->info.payload_len, access, &rx->mr);
 	if (err) {
 		siw2_rx_tagged_err(rx, err);
 		return;
@@ -200,11 +197,19 @@ static void siw2_rx_begin_write(struct siw2_qp *qp)
 	rx->sink = SIW2_RX_SINK_MR;
 }
 
+static void siw2_rx_begin_write(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+
+	/* Zero-length Writes need no valid STag (BASE-DDP-7). */
+	if (rx->info.payload_len)
+		siw2_rx_sink_tagged(qp, IB_ACCESS_REMOTE_WRITE);
+}
+
 static void siw2_rx_begin_rresp(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 	struct siw2_orqe o = {}, *head;
-	enum siw2_mem_err err;
 	unsigned long flags;
 	bool found = false;
 
@@ -233,15 +238,7 @@ static void siw2_rx_begin_rresp(struct siw2_qp *qp)
 		siw2_rx_tagged_err(rx, SIW2_MEM_E_BOUNDS);
 		return;
 	}
-	err = siw2_mr_lookup(qp->sdev, qp->base.pd, rx->info.stag, rx->info.to,
-			     rx->info.payload_len, IB_ACCESS_LOCAL_WRITE,
-			     &rx->mr);
-	if (err) {
-		siw2_rx_tagged_err(rx, err);
-		return;
-	}
-	rx->va = rx->info.to;
-	rx->sink = SIW2_RX_SINK_MR;
+	siw2_rx_sink_tagged(qp, IB_ACCESS_LOCAL_WRITE);
 }
 
 /* Take the next posted receive, from the SRQ or the QP's own queue. */

@@ -107,6 +107,15 @@ static void siw2_tx_put_src(struct siw2_tx *tx)
 	tx->nsrc = 0;
 }
 
+/* Drop the source MR of the Read (or Atomic) being answered. */
+static void siw2_tx_put_irqe(struct siw2_tx *tx)
+{
+	if (tx->irqe.mr)
+		siw2_mr_put(tx->irqe.mr);
+	tx->irqe.mr = NULL;
+	tx->nsrc = 0;
+}
+
 /**
  * siw2_tx_release - drop what the TX engine holds
  * @qp: QP whose engines are stopped
@@ -115,12 +124,8 @@ void siw2_tx_release(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 
-	if (tx->kind == SIW2_TX_RRESP) {
-		if (tx->irqe.mr)
-			siw2_mr_put(tx->irqe.mr);
-		tx->irqe.mr = NULL;
-		tx->nsrc = 0;
-	}
+	if (tx->kind == SIW2_TX_RRESP)
+		siw2_tx_put_irqe(tx);
 	siw2_tx_put_src(tx);
 	tx->kind = SIW2_TX_IDLE;
 	tx->fpdu_left = 0;
@@ -836,10 +841,7 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 	struct siw2_tx *tx = &qp->tx;
 
 	if (tx->kind == SIW2_TX_RRESP) {
-		if (tx->irqe.mr)
-			siw2_mr_put(tx->irqe.mr);
-		tx->irqe.mr = NULL;
-		tx->nsrc = 0;
+		siw2_tx_put_irqe(tx);
 	} else {
 		siw2_tx_put_src(tx);
 		if (tx->imm_next) {

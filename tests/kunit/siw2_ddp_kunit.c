@@ -770,6 +770,54 @@ static void hdr_len_per_opcode(struct kunit *test)
 }
 
 /*
+ * What the transmit engine derives from the opcode table: tagged or not
+ * and the queue number of every opcode it sends (RFC 5040 4.1/5.1;
+ * EXT-IMM-9, EXT-ATOMIC-14, EXT-ATOMIC-20, V2-READ-1), and the eight Send
+ * opcodes by Invalidate, Solicited Event and Immediate Data (RFC 5040
+ * 4.3, V2-HDR-4). Expected values written out, not taken from the table.
+ */
+static void tx_op_queue_and_send_ops(struct kunit *test)
+{
+	static const struct {
+		u8 op;
+		bool tagged;
+		u32 qn;
+	} t[] = {
+		{ SIW2_OP_WRITE, true, 0 },
+		{ SIW2_OP_READ_REQ, false, 1 },
+		{ SIW2_OP_READ_RESP, true, 0 },
+		{ SIW2_OP_SEND, false, 0 },
+		{ SIW2_OP_SEND_SE_INV, false, 0 },
+		{ SIW2_OP_TERMINATE, false, 2 },
+		{ SIW2_OP_IMM, false, 0 },
+		{ SIW2_OP_IMM_SE, false, 0 },
+		{ SIW2_OP_ATOMIC_REQ, false, 1 },
+		{ SIW2_OP_ATOMIC_RESP, false, 3 },
+		{ SIW2_OP_READ_V2_REQ, false, 1 },
+		{ SIW2_OP_READ_V2_RESP, false, 3 },
+		{ SIW2_OP_SEND_IMM, false, 0 },
+		{ SIW2_OP_SEND_SE_INV_IMM, false, 0 },
+	};
+	static const u8 send[8] = {	/* index: imm << 2 | se << 1 | inv */
+		0x03, 0x04, 0x05, 0x06, 0x13, 0x14, 0x15, 0x16,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, siw2_rdmap_op_tagged(t[i].op),
+				    t[i].tagged, "op 0x%02x", t[i].op);
+		if (!t[i].tagged)
+			KUNIT_EXPECT_EQ_MSG(test, siw2_rdmap_op_qn(t[i].op),
+					    t[i].qn, "op 0x%02x", t[i].op);
+	}
+	for (i = 0; i < ARRAY_SIZE(send); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    siw2_rdmap_send_op(i & 1, i & 2, i & 4),
+				    send[i], "imm %d se %d inv %d", !!(i & 4),
+				    !!(i & 2), i & 1);
+}
+
+/*
  * Linux siw's Terminate MPA 2/0/4 (`02 04 00 00`) decodes as a Terminate;
  * the RFC reading 0/2/4 is no known code, the swapped one is.
  */
@@ -905,6 +953,7 @@ static struct kunit_case siw2_ddp_cases[] = {
 	KUNIT_CASE_PARAM(ext_decode_rejects_table, ext_gen_params),
 	KUNIT_CASE(rfc5040_on_rv2_v2_hdr_1),
 	KUNIT_CASE(hdr_len_per_opcode),
+	KUNIT_CASE(tx_op_queue_and_send_ops),
 	{}
 };
 
