@@ -15,8 +15,13 @@
 #     ID list ("MPA2-IRD-2..4", "EXT-HDR-4/5"), family ("EXT-IMM-*") and
 #     digest section ("DIGEST 3.4", "DIGEST §1.4") cited in any file of
 #     the repository (build/ and .git left out) resolves in conformance.md;
-#  4. if the digest is there, every ID it defines has a row and it uses no
-#     ID prefix unknown here.  Without the digest 1-3 still run.
+#  4. every "implemented" row names a test file that names the ID where it
+#     asserts it: (i) on or within ASSERT_SPAN lines of an assertion line,
+#     (ii) as a lower-case test name (ext_atomic_14), (iii) in the comment
+#     right above a KUnit case, or (iv) on a code line quoting one of the
+#     row's case names (conformance.md spells the rule out);
+#  5. if the digest is there, every ID it defines has a row and it uses no
+#     ID prefix unknown here.  Without the digest 1-4 still run.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +36,7 @@ import sys
 
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 top, matrix, digest, mode = sys.argv[1:5]
+ASSERT_SPAN = 3
 PREFIXES = ("MPA2", "EXT", "V2", "COMMIT", "RPCRDMA2", "BASE", "DEC", "AMB")
 STATUSES = ("implemented", "partial", "planned", "n/a")
 PFX = "(?:" + "|".join(PREFIXES) + ")"
@@ -44,6 +50,14 @@ CITE = re.compile(r"(?<![A-Za-z0-9_-])(" + PFX + r"(?:-[A-Z][A-Z0-9]*)?)"
                   r"(?![A-Za-z0-9_-])"
                   r"|(?<![A-Za-z0-9_-])(" + FPFX + r")-\*")
 DIGEST_CITE = re.compile(r"DIGEST(?:\.md)?(?: section| §)? ?([0-9]+(?:\.[0-9]+)*)")
+ASSERT = re.compile(
+    r"KUNIT_(?:EXPECT|ASSERT|FAIL)"
+    r"|(?<![A-Za-z0-9_])(?:[A-Za-z0-9]+_)*"
+    r"(?i:fail|die|bad|check|expect|assert|judge|result)[A-Za-z0-9_]*\s*\("
+    r"|(?:^|[;&|{]|\bthen|\belse|\bdo)\s*(?:fail|die|bad|check[a-z_]*|expect[a-z_]*)(?:\s|$)"
+    r"|--expect|\bbad(?:\[[^]]*\])?\+="
+    r"|\bnot ok\b|\bassert\b|\braise\b")
+COMMENT = re.compile(r"^\s*(?:#|\*|/\*|//)")
 
 problems = []
 
@@ -136,6 +150,48 @@ def lines_of(path):
     return _lines[path]
 
 
+def cites(line, rid):
+    return any(rid in expand(m)[0] for m in CITE.finditer(line))
+
+
+def asserts_id(path, rid, names):
+    """Does test file PATH name RID where it asserts it (see the header)?
+    NAMES: the cases the row gives for PATH."""
+    text = lines_of(path)
+    # (ii) the lower-case ID in a test name
+    low = rid.lower().replace("-", "_")
+    if any(re.search(r"(?<![a-z0-9])" + low + r"(?![0-9])", l) for l in text):
+        return True
+    # (i) on, or at most ASSERT_SPAN lines from, an assertion (code) line
+    near = set()
+    for i, l in enumerate(text):
+        if ASSERT.search(l) and not COMMENT.match(l):
+            near.update(range(i - ASSERT_SPAN, i + ASSERT_SPAN + 1))
+    if any(i in near and cites(l, rid) for i, l in enumerate(text)):
+        return True
+    # (iii) in the comment right above a KUnit case
+    for case in re.findall(r"KUNIT_CASE(?:_PARAM)?\((\w+)", "\n".join(text)):
+        for i, l in enumerate(text):
+            if not l.startswith("static void " + case + "("):
+                continue
+            j = i - 1
+            if j < 0 or not text[j].rstrip().endswith("*/"):
+                continue
+            while j >= 0:
+                if cites(text[j], rid):
+                    return True
+                if "/*" in text[j]:
+                    break
+                j -= 1
+    # (iv) on a code line that quotes one of the row's case names
+    for l in text:
+        if COMMENT.match(l) or not cites(l, rid):
+            continue
+        if any(re.search(r"[\"']" + re.escape(n) + r"[\"']", l) for n in names):
+            return True
+    return False
+
+
 for rid, (no, c) in sorted(rows.items()):
     if len(c) != 5:
         continue
@@ -153,6 +209,13 @@ for rid, (no, c) in sorted(rows.items()):
             for name in words[1:]:
                 if not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
                     problem("%s: no case %s in %s" % (rid, name, path))
+    if status != "implemented":
+        continue
+    if not files:
+        problem("%s: implemented, but no test file named" % rid)
+    elif not any(asserts_id(p, rid, n) for p, n in files.items()):
+        problem("%s: implemented, but no named test file names it at an assertion (%s)"
+                % (rid, ", ".join(files)))
 
 # --- citations anywhere in the repository ------------------------------------
 for dirpath, dirnames, filenames in os.walk(top):
@@ -200,5 +263,6 @@ for p in problems:
 if problems:
     print("conformance: %d problem(s)" % len(problems))
     sys.exit(1)
-print("conformance: %d rows, %s, every cited ID resolves" % (len(rows), ndig))
+print("conformance: %d rows, %s, every cited ID resolves, every implemented row "
+      "is asserted by a named test" % (len(rows), ndig))
 EOF
