@@ -39,11 +39,9 @@ host_test() {
 }
 
 conformance() {
-	# CI clones the repo with shared/ beside it; elsewhere it may be absent.
-	[[ -r ${SIW2_DIGEST:-$TOP/../shared/specs/DIGEST.md} ]] || {
-		echo "SKIP: protocol digest not found beside the repo"
-		return 77
-	}
+	# Without the digest beside the repo (CI clones shared/ there) the
+	# script still checks the matrix, the tests it names and every ID
+	# cited in the repo; only the digest's coverage goes, and it says so.
 	tools/conformance.sh --check
 }
 
