@@ -4,8 +4,10 @@
 # tests/run-all.sh [run.sh options, e.g. -j2, or case files]
 #
 # The whole test suite, in stages:
-#   1. host: checkpatch, the conformance matrix against the digest, and
-#      the provider's device matching on a fake sysfs (no VM needed)
+#   1. host: checkpatch, the conformance matrix (tools/conformance.sh),
+#      the layering of the module's files (tools/layering.py, on the
+#      built objects), and the provider's device matching on a fake sysfs
+#      (no VM needed)
 #   2. kunit: tests/kunit/run.sh (KUnit suites in a UML kernel built from
 #      linux-source-6.12; one counted test per KUnit test case, a build
 #      failure counts as one failure)
@@ -49,6 +51,7 @@ echo "# stage host"
 host_test checkpatch tools/checkpatch.sh
 host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
+host_test layering tools/layering.py
 
 # Expected number of results per stage (tests/expected-counts): a case
 # file or KUnit suite that goes missing must fail the run, not only lower
