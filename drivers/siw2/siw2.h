@@ -437,14 +437,20 @@ static inline struct siw2_ucontext *siw2_udata_uctx(struct ib_udata *udata)
 /* siw2_main.c */
 extern struct workqueue_struct *siw2_wq;
 
-/* siw2_debugfs.c: object accounting and its debugfs view */
+/* siw2_obj.c: object accounting and the udata helpers (call nothing above) */
 int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind);
 void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind);
+int siw2_obj_count(struct siw2_device *sdev, enum siw2_obj kind);
+void siw2_count_device(int delta);
+int siw2_count_devices(void);
+int siw2_udata_no_input(struct ib_udata *udata);
+int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
+
+/* siw2_debugfs.c: the debugfs view of the counters and endpoints */
 void siw2_debugfs_init(void);
 void siw2_debugfs_exit(void);
 void siw2_debugfs_add_dev(struct siw2_device *sdev);
 void siw2_debugfs_del_dev(struct siw2_device *sdev);
-void siw2_count_device(int delta);
 
 /* siw2_verbs.c: device, port, context and PD verbs */
 int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -464,8 +470,6 @@ void siw2_dealloc_ucontext(struct ib_ucontext *uctx);
 void siw2_disassociate_ucontext(struct ib_ucontext *uctx);
 int siw2_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int siw2_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
-int siw2_udata_no_input(struct ib_udata *udata);
-int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
 
 /* siw2_ring.c: rings shared with user processes */
 extern bool siw2_user_rings;
