@@ -25,6 +25,7 @@
 #include "siw2_atomic.h"
 #include "siw2_limits.h"
 #include "siw2_mpa.h"
+#include "siw2_params.h"
 
 struct siw2_cep;
 
@@ -472,7 +473,6 @@ int siw2_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int siw2_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 
 /* siw2_ring.c: rings shared with user processes */
-extern bool siw2_user_rings;
 struct siw2_ring *siw2_ring_create(struct ib_ucontext *uctx, u32 slots,
 				   u32 stride);
 u64 siw2_ring_offset(struct siw2_ring *r);
@@ -552,7 +552,6 @@ int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 
 /* siw2_qp.c */
-extern bool siw2_read_v2;
 int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata);
 int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
