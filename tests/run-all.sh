@@ -51,6 +51,7 @@ echo "# stage host"
 host_test checkpatch tools/checkpatch.sh
 host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
+host_test module-params tools/check-params.py --ko drivers/siw2/siw2.ko
 host_test layering tools/layering.py
 
 # Expected number of results per stage (tests/expected-counts): a case

@@ -25,6 +25,7 @@
 #include "siw2_atomic.h"
 #include "siw2_limits.h"
 #include "siw2_mpa.h"
+#include "siw2_params.h"
 
 struct siw2_cep;
 
@@ -456,14 +457,20 @@ static inline struct siw2_ucontext *siw2_udata_uctx(struct ib_udata *udata)
 /* siw2_main.c */
 extern struct workqueue_struct *siw2_wq;
 
-/* siw2_debugfs.c: object accounting and its debugfs view */
+/* siw2_obj.c: object accounting and the udata helpers (call nothing above) */
 int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind);
 void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind);
+int siw2_obj_count(struct siw2_device *sdev, enum siw2_obj kind);
+void siw2_count_device(int delta);
+int siw2_count_devices(void);
+int siw2_udata_no_input(struct ib_udata *udata);
+int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
+
+/* siw2_debugfs.c: the debugfs view of the counters and endpoints */
 void siw2_debugfs_init(void);
 void siw2_debugfs_exit(void);
 void siw2_debugfs_add_dev(struct siw2_device *sdev);
 void siw2_debugfs_del_dev(struct siw2_device *sdev);
-void siw2_count_device(int delta);
 
 /* siw2_verbs.c: device, port, context and PD verbs */
 int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -483,11 +490,8 @@ void siw2_dealloc_ucontext(struct ib_ucontext *uctx);
 void siw2_disassociate_ucontext(struct ib_ucontext *uctx);
 int siw2_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int siw2_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
-int siw2_udata_no_input(struct ib_udata *udata);
-int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
 
 /* siw2_ring.c: rings shared with user processes */
-extern bool siw2_user_rings;
 struct siw2_ring *siw2_ring_create(struct ib_ucontext *uctx, u32 slots,
 				   u32 stride);
 u64 siw2_ring_offset(struct siw2_ring *r);
@@ -567,7 +571,6 @@ int siw2_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 
 /* siw2_qp.c */
-extern bool siw2_read_v2;
 int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata);
 int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -114,14 +114,6 @@ struct siw2_cep {
 	bool abortive;
 };
 
-/* The local MPA policy: module parameters, defined in siw2_iwcm.c. */
-extern unsigned int siw2_mpa_crc;
-extern unsigned int siw2_mpa_rev;
-extern bool siw2_peer_to_peer;
-extern unsigned int siw2_rtr_forms;
-extern unsigned int siw2_mpa_caps;
-extern unsigned int siw2_mpa_timeout_ms;
-
 extern struct workqueue_struct *siw2_cm_wq;
 
 struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev);

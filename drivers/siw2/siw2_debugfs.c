@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw2: live object accounting, enforced against the per-device limits
- * and shown in debugfs:
+ * siw2: the debugfs view of the object counters (siw2_obj.c) and of the
+ * connection endpoints:
  *   /sys/kernel/debug/siw2/objects          module-wide totals
  *   /sys/kernel/debug/siw2/<ibdev>/objects  one device
  *   /sys/kernel/debug/siw2/<ibdev>/connections  its connection endpoints
@@ -23,58 +23,21 @@ static const char * const siw2_obj_names[SIW2_OBJ_NUM] = {
 	[SIW2_OBJ_CEP] = "ceps",
 };
 
-static atomic_t siw2_total[SIW2_OBJ_NUM];
-static atomic_t siw2_total_devices;
 static struct dentry *siw2_debugfs_root;
 
-/**
- * siw2_obj_get - account one new object against the device's limit
- * @sdev: device
- * @kind: object kind
- *
- * Return: 0, or -ENOMEM when the device already has its limit of @kind.
- */
-int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind)
-{
-	if (!atomic_add_unless(&sdev->count[kind], 1, sdev->limit[kind]))
-		return -ENOMEM;
-	atomic_inc(&siw2_total[kind]);
-	return 0;
-}
-
-/**
- * siw2_obj_put - drop the accounting of siw2_obj_get()
- * @sdev: device
- * @kind: object kind
- */
-void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind)
-{
-	atomic_dec(&sdev->count[kind]);
-	atomic_dec(&siw2_total[kind]);
-}
-
-/**
- * siw2_count_device - account a device allocation (+1) or release (-1)
- * @delta: +1 or -1
- */
-void siw2_count_device(int delta)
-{
-	atomic_add(delta, &siw2_total_devices);
-}
-
-static void siw2_show_counts(struct seq_file *m, atomic_t *counts)
+static void siw2_show_counts(struct seq_file *m, struct siw2_device *sdev)
 {
 	int i;
 
 	for (i = 0; i < SIW2_OBJ_NUM; i++)
 		seq_printf(m, "%s %d\n", siw2_obj_names[i],
-			   atomic_read(&counts[i]));
+			   siw2_obj_count(sdev, i));
 }
 
 static int siw2_total_show(struct seq_file *m, void *unused)
 {
-	seq_printf(m, "devices %d\n", atomic_read(&siw2_total_devices));
-	siw2_show_counts(m, siw2_total);
+	seq_printf(m, "devices %d\n", siw2_count_devices());
+	siw2_show_counts(m, NULL);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(siw2_total);
@@ -83,7 +46,7 @@ static int siw2_dev_objects_show(struct seq_file *m, void *unused)
 {
 	struct siw2_device *sdev = m->private;
 
-	siw2_show_counts(m, sdev->count);
+	siw2_show_counts(m, sdev);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(siw2_dev_objects);

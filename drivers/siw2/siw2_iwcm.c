@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * siw2: the iw_cm verbs (connect, accept, reject, listen) that start
- * connection endpoints, the module parameters of the local MPA policy, and
- * the per-device endpoint bookkeeping. The endpoints themselves run in
- * siw2_cm.c.
+ * connection endpoints, and the per-device endpoint bookkeeping. The
+ * endpoints themselves run in siw2_cm.c; the local MPA policy they follow
+ * is in module parameters (siw2_params.h).
  */
 
 #include <linux/kernel.h>
-#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/nsproxy.h>
 #include <linux/seq_file.h>
@@ -23,97 +22,6 @@
 #include "siw2_cm.h"
 #include "siw2_mpa.h"
 #include "siw2_trace.h"
-
-/* ---- module parameters: the local MPA policy ---- */
-
-unsigned int siw2_mpa_crc = SIW2_CRC_PEER;
-unsigned int siw2_mpa_rev = SIW2_MPA_REV2;
-bool siw2_peer_to_peer;
-unsigned int siw2_rtr_forms = SIW2_RTR_WRITE | SIW2_RTR_READ;
-unsigned int siw2_mpa_caps = SIW2_MPA_CAPS;
-unsigned int siw2_mpa_timeout_ms = 10000;
-
-static int siw2_param_set_crc(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, SIW2_CRC_PEER, SIW2_CRC_OFF);
-}
-
-static int siw2_param_set_rev(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, SIW2_MPA_REV1, SIW2_MPA_REV2);
-}
-
-static int siw2_param_set_rtr(const char *val, const struct kernel_param *kp)
-{
-	unsigned int v;
-	int rv = kstrtouint(val, 0, &v);
-
-	if (rv)
-		return rv;
-	/* B (zero-length FPDU) is never offered (DEC-3). */
-	if (!v || (v & ~(SIW2_RTR_WRITE | SIW2_RTR_READ)))
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
-static int siw2_param_set_caps(const char *val, const struct kernel_param *kp)
-{
-	unsigned int v;
-	int rv = kstrtouint(val, 0, &v);
-
-	if (rv)
-		return rv;
-	if (v & ~SIW2_MPA_CAPS)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
-static int siw2_param_set_timeout(const char *val,
-				  const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 100, 600000);
-}
-
-static const struct kernel_param_ops siw2_crc_ops = {
-	.set = siw2_param_set_crc, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_rev_ops = {
-	.set = siw2_param_set_rev, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_rtr_ops = {
-	.set = siw2_param_set_rtr, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_caps_ops = {
-	.set = siw2_param_set_caps, .get = param_get_uint,
-};
-
-static const struct kernel_param_ops siw2_timeout_ops = {
-	.set = siw2_param_set_timeout, .get = param_get_uint,
-};
-
-module_param_cb(mpa_crc, &siw2_crc_ops, &siw2_mpa_crc, 0644);
-MODULE_PARM_DESC(mpa_crc,
-		 "MPA CRC policy: 0 use CRC if the peer asks (default, as Linux siw), 1 always ask for CRC, 2 never use CRC (refuse peers that ask)");
-module_param_cb(mpa_rev, &siw2_rev_ops, &siw2_mpa_rev, 0644);
-MODULE_PARM_DESC(mpa_rev,
-		 "MPA revision of outgoing Requests: 1 (RFC 5044) or 2 (RFC 6581 enhanced, default); both are accepted");
-module_param_named(peer_to_peer, siw2_peer_to_peer, bool, 0644);
-MODULE_PARM_DESC(peer_to_peer,
-		 "Request peer-to-peer mode (RTR) on outgoing Rev 2 connections (default off)");
-module_param_cb(rtr_forms, &siw2_rtr_ops, &siw2_rtr_forms, 0644);
-MODULE_PARM_DESC(rtr_forms,
-		 "RTR forms offered and accepted: 2 zero-length Write, 4 zero-length Read, 6 both (default)");
-module_param_cb(mpa_caps, &siw2_caps_ops, &siw2_mpa_caps, 0644);
-MODULE_PARM_DESC(mpa_caps,
-		 "Private MPA Rev 2 capability bits advertised: 0x4 RDMAP v2, 0x2 Commit (default 0x6)");
-module_param_cb(mpa_timeout_ms, &siw2_timeout_ops, &siw2_mpa_timeout_ms, 0644);
-MODULE_PARM_DESC(mpa_timeout_ms,
-		 "Limit on each connection setup or close step, in ms (100..600000, default 10000)");
 
 /* ---- iw_cm verbs ---- */
 

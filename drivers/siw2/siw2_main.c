@@ -28,26 +28,6 @@ MODULE_DESCRIPTION("siw2: software iWARP RDMA device");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("siw2");
 
-static unsigned int max_qp = SIW2_MAX_QP;
-module_param(max_qp, uint, 0444);
-MODULE_PARM_DESC(max_qp, "QPs per device (default and maximum 16384)");
-
-static unsigned int max_cq = SIW2_MAX_CQ;
-module_param(max_cq, uint, 0444);
-MODULE_PARM_DESC(max_cq, "CQs per device (default and maximum 16384)");
-
-static unsigned int max_pd = SIW2_MAX_PD;
-module_param(max_pd, uint, 0444);
-MODULE_PARM_DESC(max_pd, "PDs per device (default and maximum 16384)");
-
-static unsigned int max_mr = SIW2_MAX_MR;
-module_param(max_mr, uint, 0444);
-MODULE_PARM_DESC(max_mr, "MRs per device (default and maximum 65536)");
-
-static unsigned int max_srq = SIW2_MAX_SRQ;
-module_param(max_srq, uint, 0444);
-MODULE_PARM_DESC(max_srq, "SRQs per device (default and maximum 4096)");
-
 /* Runs device unregistrations that cannot happen in the caller (RTNL). */
 struct workqueue_struct *siw2_wq;
 /* The QPs' TX and RX engines (siw2_dp.h); storage traffic may need it. */
@@ -205,9 +185,10 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 	static const enum siw2_obj kinds[] = {
 		SIW2_OBJ_QP, SIW2_OBJ_CQ, SIW2_OBJ_PD, SIW2_OBJ_MR, SIW2_OBJ_SRQ,
 	};
-	const unsigned int limits[] = { max_qp, max_cq, max_pd, max_mr, max_srq };
-	const unsigned int caps[] = {
-		SIW2_MAX_QP, SIW2_MAX_CQ, SIW2_MAX_PD, SIW2_MAX_MR, SIW2_MAX_SRQ,
+	const unsigned int limits[] = {
+		siw2_clamped_max_qp(), siw2_clamped_max_cq(),
+		siw2_clamped_max_pd(), siw2_clamped_max_mr(),
+		siw2_clamped_max_srq(),
 	};
 	struct siw2_device *sdev;
 	struct ib_device *ibdev;
@@ -231,7 +212,7 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
-		sdev->limit[kinds[i]] = clamp(limits[i], 1U, caps[i]);
+		sdev->limit[kinds[i]] = limits[i];
 	sdev->limit[SIW2_OBJ_UCTX] = U32_MAX;
 	sdev->limit[SIW2_OBJ_CEP] = SIW2_MAX_CEP;
 	siw2_cm_dev_init(sdev);

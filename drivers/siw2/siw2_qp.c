@@ -9,7 +9,6 @@
  * moves a QP to RTS, once its connection is in RDMA mode (siw2_qp_llp_up()).
  */
 
-#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/sock.h>
@@ -61,11 +60,6 @@ const char *siw2_qp_state_name(enum siw2_qp_state state)
 #define SIW2_QP_ACCESS_SUPPORTED                                         \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |                \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
-
-bool siw2_read_v2;
-module_param_named(read_v2, siw2_read_v2, bool, 0644);
-MODULE_PARM_DESC(read_v2,
-		 "send RDMA Reads as Read V2 on RDMAP v2 connections (DEC-15; default: off)");
 
 static void siw2_qp_flush(struct siw2_qp *qp)
 {

@@ -16,18 +16,12 @@
 
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
 #include "siw2.h"
 #include "siw2_wr.h"
-
-bool siw2_user_rings = true;
-module_param_named(user_rings, siw2_user_rings, bool, 0644);
-MODULE_PARM_DESC(user_rings,
-		 "user-space CQs, send/receive queues and SRQs as mmap'ed rings, posted and polled without system calls (default on; read when a process opens the device)");
 
 static struct siw2_ring *to_siw2_ring(struct rdma_user_mmap_entry *e)
 {

@@ -38,7 +38,6 @@
 
 #include <linux/crc32c.h>
 #include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/unaligned.h>
@@ -49,16 +48,6 @@
 #include "siw2_fpdu.h"
 #include "siw2_trace.h"
 #include "siw2_wr.h"
-
-static bool siw2_tx_zcopy = true;
-module_param_named(tx_zcopy, siw2_tx_zcopy, bool, 0644);
-MODULE_PARM_DESC(tx_zcopy,
-		 "send RDMA Read Response payload pages without copying (default: on)");
-
-static unsigned int siw2_tx_linger_us = 50;
-module_param_named(tx_linger_us, siw2_tx_linger_us, uint, 0644);
-MODULE_PARM_DESC(tx_linger_us,
-		 "microseconds between looks at a streaming send queue ring run empty, 0: stop at once (default: 50)");
 
 /**
  * siw2_tx_kick - make the TX engine run

@@ -6,48 +6,12 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
-#include <linux/uaccess.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2.h"
-
-/**
- * siw2_udata_no_input - reject driver input that siw2 does not define
- * @udata: user data of a verb, or NULL for a kernel caller
- *
- * No siw2 verb takes driver-specific input yet; anything non-zero is a
- * provider from a newer ABI that this kernel cannot honour.
- *
- * Return: 0 or -EOPNOTSUPP.
- */
-int siw2_udata_no_input(struct ib_udata *udata)
-{
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-/**
- * siw2_udata_respond - copy a driver response to user space
- * @udata: user data of a verb, or NULL for a kernel caller
- * @resp: response structure
- * @len: its size
- *
- * An older provider may expect a shorter response; it gets the prefix.
- *
- * Return: 0 or -EFAULT.
- */
-int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len)
-{
-	if (!udata || !udata->outlen)
-		return 0;
-	return copy_to_user(udata->outbuf, resp, min(len, udata->outlen)) ?
-		       -EFAULT : 0;
-}
 
 /**
  * siw2_query_device - report device attributes and limits

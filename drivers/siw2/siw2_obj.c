@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2: live object accounting against the per-device limits, and the
+ * udata helpers every user verb shares. Every object file calls down into
+ * these; they call nothing of siw2's, so they add no loop to the call graph.
+ * siw2_debugfs.c presents the counters.
+ */
+
+#include <linux/atomic.h>
+#include <linux/minmax.h>
+#include <linux/uaccess.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "siw2.h"
+
+static atomic_t siw2_total[SIW2_OBJ_NUM];
+static atomic_t siw2_total_devices;
+
+/**
+ * siw2_obj_get - account one new object against the device's limit
+ * @sdev: device
+ * @kind: object kind
+ *
+ * Return: 0, or -ENOMEM when the device already has its limit of @kind.
+ */
+int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind)
+{
+	if (!atomic_add_unless(&sdev->count[kind], 1, sdev->limit[kind]))
+		return -ENOMEM;
+	atomic_inc(&siw2_total[kind]);
+	return 0;
+}
+
+/**
+ * siw2_obj_put - drop the accounting of siw2_obj_get()
+ * @sdev: device
+ * @kind: object kind
+ */
+void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind)
+{
+	atomic_dec(&sdev->count[kind]);
+	atomic_dec(&siw2_total[kind]);
+}
+
+/**
+ * siw2_obj_count - live objects of one kind
+ * @sdev: device, or NULL for the module-wide total
+ * @kind: object kind
+ *
+ * Return: the current count (a snapshot).
+ */
+int siw2_obj_count(struct siw2_device *sdev, enum siw2_obj kind)
+{
+	return atomic_read(sdev ? &sdev->count[kind] : &siw2_total[kind]);
+}
+
+/**
+ * siw2_count_device - account a device allocation (+1) or release (-1)
+ * @delta: +1 or -1
+ */
+void siw2_count_device(int delta)
+{
+	atomic_add(delta, &siw2_total_devices);
+}
+
+/**
+ * siw2_count_devices - devices allocated and not yet released
+ *
+ * Return: the current count (a snapshot).
+ */
+int siw2_count_devices(void)
+{
+	return atomic_read(&siw2_total_devices);
+}
+
+/**
+ * siw2_udata_no_input - reject driver input that siw2 does not define
+ * @udata: user data of a verb, or NULL for a kernel caller
+ *
+ * No siw2 verb takes driver-specific input yet; anything non-zero is a
+ * provider from a newer ABI that this kernel cannot honour.
+ *
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int siw2_udata_no_input(struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * siw2_udata_respond - copy a driver response to user space
+ * @udata: user data of a verb, or NULL for a kernel caller
+ * @resp: response structure
+ * @len: its size
+ *
+ * An older provider may expect a shorter response; it gets the prefix.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len)
+{
+	if (!udata || !udata->outlen)
+		return 0;
+	return copy_to_user(udata->outbuf, resp, min(len, udata->outlen)) ?
+		       -EFAULT : 0;
+}
