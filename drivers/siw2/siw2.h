@@ -455,7 +455,7 @@ static inline struct siw2_ucontext *siw2_udata_uctx(struct ib_udata *udata)
 }
 
 /* siw2_main.c */
-extern struct workqueue_struct *siw2_wq;
+extern struct workqueue_struct *siw2_async_wq;
 
 /* siw2_obj.c: object accounting and the udata helpers (call nothing above) */
 int siw2_obj_get(struct siw2_device *sdev, enum siw2_obj kind);

@@ -56,7 +56,7 @@ void siw2_dp_fail(struct siw2_qp *qp, bool abort)
 {
 	WRITE_ONCE(qp->fail_abort, abort);
 	siw2_qp_get(qp);
-	if (!queue_work(siw2_wq, &qp->fail_work))
+	if (!queue_work(siw2_async_wq, &qp->fail_work))
 		siw2_qp_put(qp);
 }
 

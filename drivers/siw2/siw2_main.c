@@ -19,19 +19,12 @@
 
 #include "siw2.h"
 #include "siw2_cm.h"
-
-#define CREATE_TRACE_POINTS
 #include "siw2_trace.h"
 
 MODULE_AUTHOR("The siw2 authors");
 MODULE_DESCRIPTION("siw2: software iWARP RDMA device");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK("siw2");
-
-/* Runs device unregistrations that cannot happen in the caller (RTNL). */
-struct workqueue_struct *siw2_wq;
-/* The QPs' TX and RX engines (siw2_dp.h); storage traffic may need it. */
-struct workqueue_struct *siw2_dp_wq;
 
 /*
  * siw2_dev_mutex protects siw2_dev_list and the per-device fields marked
@@ -172,7 +165,7 @@ static void siw2_dev_unregister_async(struct siw2_device *sdev)
 		return;
 	sdev->unreg_queued = true;
 	get_device(&sdev->ibdev.dev);
-	queue_work(siw2_wq, &sdev->unreg_work);
+	queue_work(siw2_async_wq, &sdev->unreg_work);
 }
 
 static void siw2_gid_from_netdev(struct siw2_device *sdev)
@@ -391,8 +384,8 @@ static int __init siw2_init(void)
 	 * which a reclaim workqueue must not wait on, and it frees memory
 	 * only incidentally.
 	 */
-	siw2_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
-	if (!siw2_wq)
+	siw2_async_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
+	if (!siw2_async_wq)
 		return -ENOMEM;
 	/*
 	 * Reclaim-safe: NFS and other storage ULPs run over the data path.
@@ -420,7 +413,7 @@ err:
 err_wq:
 	if (siw2_dp_wq)
 		destroy_workqueue(siw2_dp_wq);
-	destroy_workqueue(siw2_wq);
+	destroy_workqueue(siw2_async_wq);
 	return rv;
 }
 
@@ -431,7 +424,7 @@ static void __exit siw2_exit(void)
 	unregister_netdevice_notifier(&siw2_netdev_nb);
 	siw2_unregister_all();
 	/* Fence queued unregistrations before the module text goes away. */
-	destroy_workqueue(siw2_wq);
+	destroy_workqueue(siw2_async_wq);
 	siw2_cm_exit();
 	destroy_workqueue(siw2_dp_wq);
 	siw2_debugfs_exit();

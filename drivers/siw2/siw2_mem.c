@@ -103,7 +103,7 @@ static void siw2_mr_release(struct kref *ref)
 		return;
 	}
 	INIT_WORK(&mr->free_work, siw2_mr_free_work);
-	queue_work(siw2_wq, &mr->free_work);
+	queue_work(siw2_async_wq, &mr->free_work);
 }
 
 /**

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw2: live object accounting against the per-device limits, and the
- * udata helpers every user verb shares. Every object file calls down into
- * these; they call nothing of siw2's, so they add no loop to the call graph.
- * siw2_debugfs.c presents the counters.
+ * siw2: live object accounting against the per-device limits, the udata
+ * helpers every user verb shares, and the module's workqueues. Every
+ * object file calls down into these; they call nothing of siw2's, so they
+ * add no loop to the call graph. siw2_debugfs.c presents the counters.
  */
 
 #include <linux/atomic.h>
@@ -12,6 +12,16 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "siw2.h"
+
+/*
+ * The module's workqueues. siw2_main.c creates and destroys them (the
+ * order matters there); they live here so that every file may queue work.
+ * siw2_async_wq: deferred object work - device unregistration (not under
+ * RTNL), a QP's failure handling, MR release.
+ */
+struct workqueue_struct *siw2_async_wq;
+/* The QPs' TX and RX engines (siw2_dp.h); storage traffic may need it. */
+struct workqueue_struct *siw2_dp_wq;
 
 static atomic_t siw2_total[SIW2_OBJ_NUM];
 static atomic_t siw2_total_devices;
