@@ -122,8 +122,6 @@ extern unsigned int siw2_rtr_forms;
 extern unsigned int siw2_mpa_caps;
 extern unsigned int siw2_mpa_timeout_ms;
 
-extern struct workqueue_struct *siw2_cm_wq;
-
 struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev);
 void siw2_cep_kick(struct siw2_cep *cep, int bit);
 bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev);

@@ -41,7 +41,7 @@
 #include "siw2_mpa.h"
 #include "siw2_trace.h"
 
-struct workqueue_struct *siw2_cm_wq;
+static struct workqueue_struct *siw2_cm_wq;
 static atomic_t siw2_cep_ids;
 
 static void siw2_cep_release(struct kref *ref)
@@ -1225,4 +1225,113 @@ static void siw2_cep_work(struct work_struct *work)
 void siw2_cm_qp_close(struct siw2_cep *cep, bool abort)
 {
 	siw2_cep_kick(cep, abort ? SIW2_CEPF_ABORT : SIW2_CEPF_CLOSE);
+}
+
+/* ---- device and module ---- */
+
+/**
+ * siw2_cm_dev_init - set up a device's endpoint list
+ * @sdev: device being allocated
+ */
+void siw2_cm_dev_init(struct siw2_device *sdev)
+{
+	spin_lock_init(&sdev->cep_lock);
+	INIT_LIST_HEAD(&sdev->cep_list);
+	init_waitqueue_head(&sdev->cep_wait);
+}
+
+/**
+ * siw2_cm_dev_drain - end every endpoint of a device being released
+ * @sdev: device; the RDMA core has no users of it left
+ *
+ * With no cm_ids left, an endpoint the IWCM was given but never accepted
+ * or rejected (its CONNECT_REQUEST was dropped) can only be freed here.
+ * Everything else is closed and waited for.
+ */
+void siw2_cm_dev_drain(struct siw2_device *sdev)
+{
+	unsigned long deadline = jiffies +
+		2 * msecs_to_jiffies(READ_ONCE(siw2_mpa_timeout_ms)) + HZ;
+	struct siw2_cep *cep, *found;
+
+	while (!list_empty(&sdev->cep_list)) {
+		found = NULL;
+		spin_lock_bh(&sdev->cep_lock);
+		list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
+			if (kref_get_unless_zero(&cep->ref)) {
+				found = cep;
+				break;
+			}
+		}
+		spin_unlock_bh(&sdev->cep_lock);
+		if (found) {
+			mutex_lock(&found->lock);
+			if (found->ulp_ref) {
+				found->ulp_ref = false;
+				siw2_cep_put(found);
+			}
+			siw2_cep_close(found, SIW2_CEV_ABORT, 0, NULL);
+			mutex_unlock(&found->lock);
+			siw2_cep_put(found);
+		}
+		/* Let queued work drop its references, then look again. */
+		flush_workqueue(siw2_cm_wq);
+		wait_event_timeout(sdev->cep_wait, list_empty(&sdev->cep_list),
+				   HZ / 10);
+		if (WARN_ONCE(time_after(jiffies, deadline),
+			      "siw2: connection endpoints outlive their device\n"))
+			break;
+	}
+}
+
+/**
+ * siw2_cm_show - list a device's endpoints (debugfs "connections")
+ * @m: output
+ * @sdev: device
+ *
+ * One line per endpoint: id, state, role, addresses, and for connections
+ * what the MPA exchange settled.
+ */
+void siw2_cm_show(struct seq_file *m, struct siw2_device *sdev)
+{
+	struct siw2_cep *cep;
+
+	spin_lock_bh(&sdev->cep_lock);
+	list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
+		enum siw2_cep_state state = READ_ONCE(cep->state);
+
+		seq_printf(m, "cep %u %s %s local %pISpc remote %pISpc",
+			   cep->id, siw2_cep_state_name(state),
+			   state == SIW2_CEP_LISTEN ? "listener" :
+			   cep->active ? "active" : "passive",
+			   &cep->laddr, &cep->raddr);
+		if (state == SIW2_CEP_RDMA || state == SIW2_CEP_CLOSING)
+			seq_printf(m, " rev %u crc %u p2p %u rtr %s ird %u ord %u caps 0x%x",
+				   cep->conn.rev, cep->conn.crc, cep->conn.p2p,
+				   cep->conn.rtr == SIW2_RTR_WRITE ? "write" :
+				   cep->conn.rtr == SIW2_RTR_READ ? "read" :
+				   "none", cep->conn.ird, cep->conn.ord,
+				   cep->conn.caps);
+		seq_putc(m, '\n');
+	}
+	spin_unlock_bh(&sdev->cep_lock);
+}
+
+/**
+ * siw2_cm_init - create the connection manager's workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int siw2_cm_init(void)
+{
+	siw2_cm_wq = alloc_workqueue("siw2_cm", WQ_UNBOUND, 0);
+	return siw2_cm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * siw2_cm_exit - destroy the workqueue; every device is gone already
+ */
+void siw2_cm_exit(void)
+{
+	destroy_workqueue(siw2_cm_wq);
 }
