@@ -50,16 +50,6 @@
 #define SIW2_PD_WIRE_LINUX	256
 #define SIW2_PD_ULP_RCV_MAX	255
 
-/* Work pending for an endpoint, in the order it is handled. */
-enum {
-	SIW2_CEPF_ABORT,	/* QP to ERR, QP destroyed, listener gone */
-	SIW2_CEPF_READ,		/* bytes arrived, or a connection to accept */
-	SIW2_CEPF_CLOSE,	/* QP to SQD: graceful close */
-	SIW2_CEPF_STATE,	/* TCP state changed */
-	SIW2_CEPF_TIMEOUT,	/* the step timer fired */
-	SIW2_CEPF_NUM
-};
-
 /**
  * struct siw2_cep - connection endpoint: one listener or one TCP connection
  * @ref: references: socket callbacks, queued work, armed timer, QP, the
@@ -76,7 +66,9 @@ enum {
  * @saved_write_space: likewise
  * @dp_qp: the QP whose data path the socket feeds in RDMA mode, or NULL
  *	(written under the socket's sk_callback_lock)
- * @pending: SIW2_CEPF_* bits, set from any context
+ * @pending: bits of enum siw2_cep_input, set from any context
+ * @action: the action handling an input right now, SIW2_CEA_NONE between
+ *	inputs; it may take only the events siw2_cep_action_events() lists
  * @work: runs the pending bits
  * @timer: limits the current step
  * @deadline: when the current step's time is up
@@ -114,6 +106,7 @@ struct siw2_cep {
 	void (*saved_write_space)(struct sock *sk);
 	struct siw2_qp *dp_qp;
 	unsigned long pending;
+	enum siw2_cep_action action;
 	struct work_struct work;
 	struct timer_list timer;
 	unsigned long deadline;

@@ -80,15 +80,15 @@ void siw2_cep_put(struct siw2_cep *cep)
 }
 
 /**
- * siw2_cep_kick - queue the endpoint's work for @bit
+ * siw2_cep_kick - queue the endpoint's work for an input
  * @cep: endpoint the caller holds a reference on
- * @bit: SIW2_CEPF_* to handle
+ * @in: the input to handle
  *
  * Any context. The queued work holds its own reference.
  */
-static void siw2_cep_kick(struct siw2_cep *cep, int bit)
+static void siw2_cep_kick(struct siw2_cep *cep, enum siw2_cep_input in)
 {
-	set_bit(bit, &cep->pending);
+	set_bit(in, &cep->pending);
 	siw2_cep_get(cep);
 	if (!queue_work(siw2_cm_wq, &cep->work))
 		siw2_cep_put(cep);
@@ -99,7 +99,7 @@ static void siw2_cep_timer_fn(struct timer_list *t)
 	struct siw2_cep *cep = from_timer(cep, t, timer);
 
 	/* The armed timer's reference passes to the work. */
-	set_bit(SIW2_CEPF_TIMEOUT, &cep->pending);
+	set_bit(SIW2_CEPI_TIMEOUT, &cep->pending);
 	if (!queue_work(siw2_cm_wq, &cep->work))
 		siw2_cep_put(cep);
 }
@@ -159,7 +159,9 @@ static struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
  * @ev: what happened
  *
  * Every state that waits on the peer runs under the step timer
- * (siw2_cep_timed()); other states disarm it.
+ * (siw2_cep_timed()); other states disarm it. While an action runs, it
+ * may take only the events siw2_cep_action_events() lists for it, the
+ * ones the state table was checked against.
  *
  * Return: false if the current state does not accept @ev (nothing changes).
  */
@@ -169,6 +171,11 @@ static bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev)
 
 	lockdep_assert_held(&cep->lock);
 
+	WARN_ONCE(cep->action != SIW2_CEA_NONE &&
+		  !(siw2_cep_action_events(cep->action) & BIT(ev)),
+		  "siw2: cep %u in %s: action %u took %s\n", cep->id,
+		  siw2_cep_state_name(cep->state), cep->action,
+		  siw2_cep_event_name(ev));
 	if (next == SIW2_CEP_INVALID)
 		return false;
 	trace_siw2_cep_state(cep->id, siw2_cep_state_name(cep->state),
@@ -198,7 +205,7 @@ static void siw2_sk_data_ready(struct sock *sk)
 	if (cep && cep->dp_qp)
 		siw2_rx_data_ready(cep->dp_qp, sk);
 	else if (cep)
-		siw2_cep_kick(cep, SIW2_CEPF_READ);
+		siw2_cep_kick(cep, SIW2_CEPI_READ);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -230,7 +237,7 @@ static void siw2_sk_state_change(struct sock *sk)
 	cep = siw2_sk_cep(sk);
 	if (cep) {
 		saved = cep->saved_state_change;
-		siw2_cep_kick(cep, SIW2_CEPF_STATE);
+		siw2_cep_kick(cep, SIW2_CEPI_STATE);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 	if (saved)
@@ -524,7 +531,7 @@ static void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
 		/* Endpoints still reading a Request die with the listener. */
 		spin_lock_bh(&cep->child_lock);
 		list_for_each_entry_safe(child, tmp, &cep->children, child)
-			siw2_cep_kick(child, SIW2_CEPF_ABORT);
+			siw2_cep_kick(child, SIW2_CEPI_ABORT);
 		spin_unlock_bh(&cep->child_lock);
 		break;
 	default:
@@ -571,8 +578,19 @@ static void siw2_cep_mpa_error(struct siw2_cep *cep, u8 code, bool crc,
 		       status);
 }
 
-/* What the socket's state means for an endpoint that is not reading. */
-static enum siw2_cep_event siw2_cep_sock_event(struct siw2_cep *cep)
+/**
+ * siw2_cep_sock_event - what the socket's state means for an endpoint
+ *	that is not reading the stream
+ * @cep: endpoint, locked, with its socket
+ * @fin_sent: this side has shut down its sending half
+ *
+ * Return: SIW2_CEV_RESET on a socket error, or a closed socket this side
+ * did not close; SIW2_CEV_DONE for a closed socket after this side's FIN;
+ * SIW2_CEV_PEER_CLOSE once the peer's FIN is in; SIW2_CEV_NUM_EVENTS if
+ * nothing changed.
+ */
+static enum siw2_cep_event siw2_cep_sock_event(struct siw2_cep *cep,
+					       bool fin_sent)
 {
 	struct sock *sk = cep->sock->sk;
 
@@ -580,8 +598,7 @@ static enum siw2_cep_event siw2_cep_sock_event(struct siw2_cep *cep)
 		return SIW2_CEV_RESET;
 	switch (READ_ONCE(sk->sk_state)) {
 	case TCP_CLOSE:
-		return cep->state == SIW2_CEP_CLOSING ? SIW2_CEV_DONE :
-							SIW2_CEV_RESET;
+		return fin_sent ? SIW2_CEV_DONE : SIW2_CEV_RESET;
 	case TCP_CLOSE_WAIT:
 	case TCP_LAST_ACK:
 	case TCP_CLOSING:
@@ -698,6 +715,15 @@ static void siw2_cep_refuse(struct siw2_cep *cep, const char *why)
 	siw2_cep_close(cep, SIW2_CEV_PROTO, -ECONNREFUSED, NULL);
 }
 
+/**
+ * siw2_cep_got_request - passive: read the MPA Request and hand it over
+ * @cep: endpoint, locked, in AWAIT_REQ
+ *
+ * A complete, acceptable Request goes to the listener's cm_id as a
+ * CONNECT_REQUEST with this endpoint as provider_data; from then on the
+ * ULP's accept or reject decides. A Request this side cannot serve gets a
+ * Reject Reply; a malformed one a Terminate.
+ */
 static void siw2_cep_got_request(struct siw2_cep *cep)
 {
 	struct siw2_cep *l;
@@ -771,47 +797,6 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 	}
 }
 
-static void siw2_cep_on_await_req(struct siw2_cep *cep, int bit)
-{
-	switch (bit) {
-	case SIW2_CEPF_READ:
-	case SIW2_CEPF_STATE:
-		/* Reading also notices the end of the stream. */
-		siw2_cep_got_request(cep);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
-}
-
-static void siw2_cep_on_req_rcvd(struct siw2_cep *cep, int bit)
-{
-	enum siw2_cep_event ev;
-
-	/*
-	 * The ULP decides; bytes from the peer wait in the socket. If the
-	 * peer goes or the ULP takes too long, the connection closes and the
-	 * ULP's accept fails; the IWCM still owns the endpoint.
-	 */
-	switch (bit) {
-	case SIW2_CEPF_STATE:
-		ev = siw2_cep_sock_event(cep);
-		if (ev != SIW2_CEV_NUM_EVENTS)
-			siw2_cep_close(cep, ev, -ECONNRESET, NULL);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
-}
-
 /**
  * siw2_cep_rdma_mode - enter RDMA mode: the QP goes to RTS
  * @cep: endpoint, locked, with its QP and negotiated values
@@ -839,8 +824,16 @@ static int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 	return 0;
 }
 
-/* Responder, peer-to-peer: the first FPDU must be the agreed RTR. */
-static void siw2_cep_got_rtr(struct siw2_cep *cep, bool initiator)
+/**
+ * siw2_cep_read_rtr - read the first FPDU of a peer-to-peer connection
+ * @cep: endpoint, locked
+ * @initiator: this side sent a Read RTR and reads its Response; else this
+ *	side is the Responder and reads the agreed RTR
+ *
+ * Anything else as first FPDU is a protocol error (RFC 6581 9): Terminate
+ * and close. Once the FPDU is in, the connection enters RDMA mode.
+ */
+static void siw2_cep_read_rtr(struct siw2_cep *cep, bool initiator)
 {
 	enum siw2_fpdu_kind kind, want;
 	size_t ulpdu, fpdu;
@@ -909,24 +902,33 @@ static void siw2_cep_got_rtr(struct siw2_cep *cep, bool initiator)
 		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
 }
 
-static void siw2_cep_on_await_rtr(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_got_rtr - passive, peer-to-peer: read the Initiator's RTR
+ * @cep: endpoint, locked, in AWAIT_RTR
+ */
+static void siw2_cep_got_rtr(struct siw2_cep *cep)
 {
-	switch (bit) {
-	case SIW2_CEPF_READ:
-	case SIW2_CEPF_STATE:
-		siw2_cep_got_rtr(cep, cep->active);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
+	siw2_cep_read_rtr(cep, false);
+}
+
+/**
+ * siw2_cep_got_rresp - active: read the Response to this side's Read RTR
+ * @cep: endpoint, locked, in AWAIT_RRESP
+ */
+static void siw2_cep_got_rresp(struct siw2_cep *cep)
+{
+	siw2_cep_read_rtr(cep, true);
 }
 
 /* ---- active side ---- */
 
+/**
+ * siw2_cep_tcp_up - active: once the handshake is done, send the Request
+ * @cep: endpoint, locked, in CONNECTING
+ *
+ * A handshake still under way waits for the next state change; a failed
+ * one fails the connection (-ECONNREFUSED, or the socket's error).
+ */
 static void siw2_cep_tcp_up(struct siw2_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
@@ -955,22 +957,7 @@ static void siw2_cep_tcp_up(struct siw2_cep *cep)
 		return;
 	}
 	siw2_cep_step(cep, SIW2_CEV_TCP_UP);
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
-}
-
-static void siw2_cep_on_connecting(struct siw2_cep *cep, int bit)
-{
-	switch (bit) {
-	case SIW2_CEPF_STATE:
-		siw2_cep_tcp_up(cep);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
+	siw2_cep_kick(cep, SIW2_CEPI_READ);
 }
 
 static int siw2_cep_send_rtr(struct siw2_cep *cep)
@@ -985,6 +972,15 @@ static int siw2_cep_send_rtr(struct siw2_cep *cep)
 	return n < 0 ? n : siw2_cep_send(cep, buf, n);
 }
 
+/**
+ * siw2_cep_got_reply - active: read the MPA Reply and finish negotiating
+ * @cep: endpoint, locked, in AWAIT_REP
+ *
+ * A Reject Reply closes the connection (-ECONNREFUSED). An accepting one
+ * enters RDMA mode, after sending the RTR in peer-to-peer mode, or first
+ * waits for the Response to a Read RTR. A Reply that cannot be honoured
+ * gets a Terminate.
+ */
 static void siw2_cep_got_reply(struct siw2_cep *cep)
 {
 	struct siw2_mpa_frame rep;
@@ -1053,7 +1049,7 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 			cep->rep = rep;
 			cep->rep.pd = rep.pd_len ? cep->req_buf : NULL;
 			siw2_cep_step(cep, SIW2_CEV_REP_READ_RTR);
-			siw2_cep_kick(cep, SIW2_CEPF_READ);
+			siw2_cep_kick(cep, SIW2_CEPI_READ);
 			return;
 		}
 	}
@@ -1061,69 +1057,60 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 		siw2_cep_upcall(cep, IW_CM_EVENT_CONNECT_REPLY, 0, &rep);
 }
 
-static void siw2_cep_on_await_rep(struct siw2_cep *cep, int bit)
-{
-	switch (bit) {
-	case SIW2_CEPF_READ:
-	case SIW2_CEPF_STATE:
-		siw2_cep_got_reply(cep);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
-}
-
 /* ---- RDMA mode and teardown ---- */
 
-static void siw2_cep_on_rdma(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_watch - close if the peer closed or the socket failed
+ * @cep: endpoint, locked, in REQ_RCVD or RDMA, not reading the stream
+ *
+ * The peer's FIN ends a connection in RDMA mode normally (status 0). In
+ * REQ_RCVD the IWCM has no cm_id of the endpoint yet and hears nothing;
+ * the ULP's accept then fails.
+ */
+static void siw2_cep_watch(struct siw2_cep *cep)
 {
-	enum siw2_cep_event ev;
+	enum siw2_cep_event ev = siw2_cep_sock_event(cep, false);
 
-	switch (bit) {
-	case SIW2_CEPF_CLOSE:
-		/* Graceful: FIN now, CLOSE once the peer's FIN is in. */
-		kernel_sock_shutdown(cep->sock, SHUT_WR);
-		siw2_cep_step(cep, SIW2_CEV_ULP_CLOSE);
-		siw2_cep_kick(cep, SIW2_CEPF_STATE);
-		break;
-	case SIW2_CEPF_STATE:
-		ev = siw2_cep_sock_event(cep);
-		if (ev != SIW2_CEV_NUM_EVENTS)
-			siw2_cep_close(cep, ev, ev == SIW2_CEV_PEER_CLOSE ? 0 :
-					    -ECONNRESET, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-		break;
-	}
+	if (ev != SIW2_CEV_NUM_EVENTS)
+		siw2_cep_close(cep, ev, ev == SIW2_CEV_PEER_CLOSE ? 0 :
+					-ECONNRESET, NULL);
 }
 
-static void siw2_cep_on_closing(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_fin_wait - closing: the end of the socket ends the endpoint
+ * @cep: endpoint, locked, in CLOSING (its FIN sent)
+ */
+static void siw2_cep_fin_wait(struct siw2_cep *cep)
 {
-	enum siw2_cep_event ev;
+	enum siw2_cep_event ev = siw2_cep_sock_event(cep, true);
 
-	switch (bit) {
-	case SIW2_CEPF_STATE:
-	case SIW2_CEPF_READ:
-		ev = siw2_cep_sock_event(cep);
-		if (ev != SIW2_CEV_NUM_EVENTS)
-			siw2_cep_close(cep, ev, 0, NULL);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, 0, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-		break;
-	}
+	if (ev != SIW2_CEV_NUM_EVENTS)
+		siw2_cep_close(cep, ev, 0, NULL);
+}
+
+/**
+ * siw2_cep_shutdown - the QP asked for a graceful close
+ * @cep: endpoint, locked, in RDMA mode
+ *
+ * FIN now; the CLOSE upcall follows once the peer's FIN is in
+ * (siw2_cep_fin_wait()) or the step times out.
+ */
+static void siw2_cep_shutdown(struct siw2_cep *cep)
+{
+	kernel_sock_shutdown(cep->sock, SHUT_WR);
+	siw2_cep_step(cep, SIW2_CEV_ULP_CLOSE);
+	siw2_cep_kick(cep, SIW2_CEPI_STATE);
 }
 
 /* ---- listening ---- */
 
+/**
+ * siw2_cep_accept_one - give a new TCP connection an endpoint of its own
+ * @l: the listener, locked
+ * @s: the connection TCP accepted
+ *
+ * Over the endpoint limit the connection is reset at once.
+ */
 static void siw2_cep_accept_one(struct siw2_cep *l, struct socket *s)
 {
 	struct siw2_cep *cep = siw2_cep_alloc(l->sdev);
@@ -1155,58 +1142,94 @@ static void siw2_cep_accept_one(struct siw2_cep *l, struct socket *s)
 	siw2_sk_attach(cep, s, l->saved_data_ready, l->saved_state_change);
 	mutex_unlock(&cep->lock);
 	/* The Request may be in already. */
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
+	siw2_cep_kick(cep, SIW2_CEPI_READ);
 	siw2_cep_put(cep);
 }
 
-static void siw2_cep_on_listen(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_take_conns - a listener takes the connections TCP has queued
+ * @cep: listener, locked
+ */
+static void siw2_cep_take_conns(struct siw2_cep *cep)
 {
 	struct socket *s;
 
-	switch (bit) {
-	case SIW2_CEPF_READ:
-		while (cep->sock &&
-		       !kernel_accept(cep->sock, &s, O_NONBLOCK))
-			siw2_cep_accept_one(cep, s);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-		break;
-	}
+	while (cep->sock && !kernel_accept(cep->sock, &s, O_NONBLOCK))
+		siw2_cep_accept_one(cep, s);
 }
 
-typedef void (*siw2_cep_state_fn)(struct siw2_cep *cep, int bit);
+/* ---- what is pending ---- */
 
-/* One handler per state; IDLE and CLOSED ignore everything. */
-static const siw2_cep_state_fn siw2_cep_state_fns[SIW2_CEP_NUM_STATES] = {
-	[SIW2_CEP_LISTEN] = siw2_cep_on_listen,
-	[SIW2_CEP_CONNECTING] = siw2_cep_on_connecting,
-	[SIW2_CEP_AWAIT_REQ] = siw2_cep_on_await_req,
-	[SIW2_CEP_REQ_RCVD] = siw2_cep_on_req_rcvd,
-	[SIW2_CEP_AWAIT_REP] = siw2_cep_on_await_rep,
-	[SIW2_CEP_AWAIT_RTR] = siw2_cep_on_await_rtr,
-	[SIW2_CEP_AWAIT_RRESP] = siw2_cep_on_await_rtr,
-	[SIW2_CEP_RDMA] = siw2_cep_on_rdma,
-	[SIW2_CEP_CLOSING] = siw2_cep_on_closing,
+typedef void (*siw2_cep_action_fn)(struct siw2_cep *cep);
+
+/* The function behind each action that looks at the socket. */
+static const siw2_cep_action_fn siw2_cep_action_fns[SIW2_CEA_NUM] = {
+	[SIW2_CEA_ACCEPT] = siw2_cep_take_conns,
+	[SIW2_CEA_TCP_UP] = siw2_cep_tcp_up,
+	[SIW2_CEA_READ_REQ] = siw2_cep_got_request,
+	[SIW2_CEA_READ_REP] = siw2_cep_got_reply,
+	[SIW2_CEA_READ_RTR] = siw2_cep_got_rtr,
+	[SIW2_CEA_READ_RRESP] = siw2_cep_got_rresp,
+	[SIW2_CEA_WATCH] = siw2_cep_watch,
+	[SIW2_CEA_FIN_WAIT] = siw2_cep_fin_wait,
+	[SIW2_CEA_SHUTDOWN] = siw2_cep_shutdown,
 };
 
+/**
+ * siw2_cep_handle - handle one pending input as the state table says
+ * @cep: endpoint, locked
+ * @in: the input
+ *
+ * Abort and timeout are handled here for every state alike: the state's
+ * own edge for the event closes the endpoint, and the IWCM hears the
+ * status siw2_cep_fail_status() gives. Every other input goes to the
+ * action siw2_cep_action() names, which siw2_cep_step() holds to the
+ * events declared for it.
+ */
+static void siw2_cep_handle(struct siw2_cep *cep, enum siw2_cep_input in)
+{
+	enum siw2_cep_action action = siw2_cep_action(cep->state, in);
+	enum siw2_cep_event ev;
+
+	cep->action = action;
+	switch (action) {
+	case SIW2_CEA_NONE:
+		break;
+	case SIW2_CEA_FAIL:
+		ev = siw2_cep_input_event(in);
+		siw2_cep_close(cep, ev, siw2_cep_fail_status(cep->state, ev),
+			       NULL);
+		break;
+	default:
+		if (!WARN_ON_ONCE(!siw2_cep_action_fns[action]))
+			siw2_cep_action_fns[action](cep);
+		break;
+	}
+	cep->action = SIW2_CEA_NONE;
+}
+
+/**
+ * siw2_cep_work - handle what is pending for an endpoint
+ * @work: the endpoint's work
+ *
+ * Runs on siw2_cm_wq with the reference its queuer took, and handles the
+ * pending inputs in the order of enum siw2_cep_input, each in the state
+ * the previous one left.
+ */
 static void siw2_cep_work(struct work_struct *work)
 {
 	struct siw2_cep *cep = container_of(work, struct siw2_cep, work);
-	siw2_cep_state_fn fn;
-	int bit;
+	int in;
 
 	mutex_lock(&cep->lock);
-	for (bit = 0; bit < SIW2_CEPF_NUM; bit++) {
-		if (!test_and_clear_bit(bit, &cep->pending))
+	for (in = 0; in < SIW2_CEPI_NUM; in++) {
+		if (!test_and_clear_bit(in, &cep->pending))
 			continue;
 		/* A timeout from an earlier step is stale. */
-		if (bit == SIW2_CEPF_TIMEOUT &&
+		if (in == SIW2_CEPI_TIMEOUT &&
 		    time_before(jiffies, cep->deadline))
 			continue;
-		fn = siw2_cep_state_fns[cep->state];
-		if (fn)
-			fn(cep, bit);
+		siw2_cep_handle(cep, in);
 	}
 	mutex_unlock(&cep->lock);
 	siw2_cep_put(cep);
@@ -1224,7 +1247,7 @@ static void siw2_cep_work(struct work_struct *work)
  */
 void siw2_cm_qp_close(struct siw2_cep *cep, bool abort)
 {
-	siw2_cep_kick(cep, abort ? SIW2_CEPF_ABORT : SIW2_CEPF_CLOSE);
+	siw2_cep_kick(cep, abort ? SIW2_CEPI_ABORT : SIW2_CEPI_CLOSE);
 }
 
 /* ---- the iw_cm glue's calls ---- */
@@ -1502,7 +1525,7 @@ int siw2_cm_connect(struct iw_cm_id *id, const struct sockaddr_storage *laddr,
 		return rv;
 	}
 	mutex_unlock(&cep->lock);
-	siw2_cep_kick(cep, SIW2_CEPF_STATE);
+	siw2_cep_kick(cep, SIW2_CEPI_STATE);
 	siw2_cep_put(cep);
 	return 0;
 
@@ -1513,6 +1536,25 @@ err_sock:
 err_cep:
 	siw2_cep_put(cep);
 	return rv;
+}
+
+/**
+ * siw2_cep_lock_request - lock an endpoint whose request awaits the ULP
+ * @cep: the endpoint given to the IWCM with a CONNECT_REQUEST, or NULL
+ *
+ * Return: true with @cep locked if the IWCM still holds it (neither
+ * accepted nor rejected yet); else false, unlocked.
+ */
+static bool siw2_cep_lock_request(struct siw2_cep *cep)
+{
+	if (!cep)
+		return false;
+	mutex_lock(&cep->lock);
+	if (!cep->ulp_ref) {
+		mutex_unlock(&cep->lock);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -1540,13 +1582,8 @@ int siw2_cm_accept(struct siw2_cep *cep, struct iw_cm_id *id,
 	bool crc;
 	int rv, len;
 
-	if (!cep)
+	if (!siw2_cep_lock_request(cep))
 		return -EINVAL;
-	mutex_lock(&cep->lock);
-	if (!cep->ulp_ref) {
-		mutex_unlock(&cep->lock);
-		return -EINVAL;
-	}
 	cep->ulp_ref = false;
 	if (cep->state != SIW2_CEP_REQ_RCVD) {
 		rv = -ECONNRESET;
@@ -1587,7 +1624,7 @@ int siw2_cm_accept(struct siw2_cep *cep, struct iw_cm_id *id,
 	if (conn.p2p && conn.rtr) {
 		/* MPA2-P2P: nothing is sent before the RTR arrives. */
 		siw2_cep_step(cep, SIW2_CEV_ULP_ACCEPT_P2P);
-		siw2_cep_kick(cep, SIW2_CEPF_READ);
+		siw2_cep_kick(cep, SIW2_CEPI_READ);
 	} else if (!siw2_cep_rdma_mode(cep, SIW2_CEV_ULP_ACCEPT)) {
 		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
 	}
@@ -1617,13 +1654,8 @@ out:
  */
 int siw2_cm_reject(struct siw2_cep *cep, const void *pd, u8 pd_len)
 {
-	if (!cep)
+	if (!siw2_cep_lock_request(cep))
 		return -EINVAL;
-	mutex_lock(&cep->lock);
-	if (!cep->ulp_ref) {
-		mutex_unlock(&cep->lock);
-		return -EINVAL;
-	}
 	if (pd_len > SIW2_PD_WIRE_LINUX -
 		     (cep->req.enhanced ? sizeof(struct siw2_mpa_v2) : 0)) {
 		mutex_unlock(&cep->lock);
@@ -1703,7 +1735,7 @@ struct siw2_cep *siw2_cm_listen(struct iw_cm_id *id,
 	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
 	mutex_unlock(&cep->lock);
 	/* Connections may have queued before the callbacks were in place. */
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
+	siw2_cep_kick(cep, SIW2_CEPI_READ);
 	return cep;
 
 err_sock:
