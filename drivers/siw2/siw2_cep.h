@@ -1,7 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * siw2 connection endpoint: the object shared by the endpoint machinery
- * (siw2_cm.c) and the iw_cm verbs (siw2_iwcm.c). Not for other files.
+ * siw2 connection endpoint: the object of the connection manager
+ * (siw2_cm.c), the only file that includes this header. Everyone else,
+ * the iw_cm glue included, holds endpoints as opaque pointers and goes
+ * through siw2_cm.h.
+ *
+ * Locking:
+ * - cep->lock (mutex) serialises every step of one endpoint: the work
+ *   that handles its pending inputs, and each siw2_cm.h call that
+ *   changes it. Socket callbacks and the step timer never take it: they
+ *   set a pending bit and queue the work.
+ * - Lock order: cep->lock -> qp->state_lock -> sk->sk_callback_lock. The
+ *   QP never takes cep->lock; it asks through siw2_cm_qp_close().
+ * - Listener and child: a passive endpoint reading its Request takes its
+ *   listener's lock inside its own (SINGLE_DEPTH_NESTING) to hand the
+ *   Request to the listener's cm_id. A listener takes a child's lock
+ *   inside its own only for a child it has just allocated, which nothing
+ *   else can reach yet.
+ * - A listener's @child_lock (spinlock) protects its @children; it is
+ *   taken under either endpoint's mutex, never the other way round.
+ * - sdev->cep_lock (spinlock, BH) protects the device's endpoint list;
+ *   nothing is taken under it.
+ * - @dp_qp and the socket's callbacks change under sk_callback_lock, so a
+ *   callback never reaches a QP that is being detached.
  */
 #ifndef _SIW2_CEP_H
 #define _SIW2_CEP_H
@@ -29,16 +50,6 @@
 #define SIW2_PD_WIRE_LINUX	256
 #define SIW2_PD_ULP_RCV_MAX	255
 
-/* Work pending for an endpoint, in the order it is handled. */
-enum {
-	SIW2_CEPF_ABORT,	/* QP to ERR, QP destroyed, listener gone */
-	SIW2_CEPF_READ,		/* bytes arrived, or a connection to accept */
-	SIW2_CEPF_CLOSE,	/* QP to SQD: graceful close */
-	SIW2_CEPF_STATE,	/* TCP state changed */
-	SIW2_CEPF_TIMEOUT,	/* the step timer fired */
-	SIW2_CEPF_NUM
-};
-
 /**
  * struct siw2_cep - connection endpoint: one listener or one TCP connection
  * @ref: references: socket callbacks, queued work, armed timer, QP, the
@@ -55,7 +66,9 @@ enum {
  * @saved_write_space: likewise
  * @dp_qp: the QP whose data path the socket feeds in RDMA mode, or NULL
  *	(written under the socket's sk_callback_lock)
- * @pending: SIW2_CEPF_* bits, set from any context
+ * @pending: bits of enum siw2_cep_input, set from any context
+ * @action: the action handling an input right now, SIW2_CEA_NONE between
+ *	inputs; it may take only the events siw2_cep_action_events() lists
  * @work: runs the pending bits
  * @timer: limits the current step
  * @deadline: when the current step's time is up
@@ -69,6 +82,8 @@ enum {
  * @laddr: local address
  * @raddr: remote address
  * @req: the Request (sent or received); @req.pd points into @req_buf
+ * @rep: active, Read RTR: the Reply, kept for the CONNECT_REPLY; its
+ *	private data in @req_buf
  * @req_buf: the Request's bytes
  * @rbuf: receive buffer
  * @rlen: bytes in @rbuf
@@ -91,6 +106,7 @@ struct siw2_cep {
 	void (*saved_write_space)(struct sock *sk);
 	struct siw2_qp *dp_qp;
 	unsigned long pending;
+	enum siw2_cep_action action;
 	struct work_struct work;
 	struct timer_list timer;
 	unsigned long deadline;
@@ -113,26 +129,5 @@ struct siw2_cep {
 	bool crc_sent;
 	bool abortive;
 };
-
-extern struct workqueue_struct *siw2_cm_wq;
-
-struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev);
-void siw2_cep_kick(struct siw2_cep *cep, int bit);
-bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev);
-void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev,
-		    int status, const struct siw2_mpa_frame *rep);
-void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
-		     enum siw2_cep_event ev, int status,
-		     const struct siw2_mpa_frame *rep);
-void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
-		    void (*data_ready)(struct sock *sk),
-		    void (*state_change)(struct sock *sk));
-int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len);
-int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len);
-int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev);
-void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
-		     int status, const struct siw2_mpa_frame *pd);
-void siw2_cep_drop_cm_id(struct siw2_cep *cep);
-u16 siw2_dev_max_ird(void);
 
 #endif /* _SIW2_CEP_H */

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * siw2: iWARP connection endpoints: the MPA Request/Reply exchange
- * (RFC 5044 7.1, RFC 6581), the peer-to-peer RTR, listening and teardown.
- * The iw_cm verbs that create endpoints are in siw2_iwcm.c.
+ * (RFC 5044 7.1, RFC 6581), the peer-to-peer RTR, listening and teardown,
+ * the sockets they run on, and the device's list of them. The iw_cm verbs
+ * (siw2_iwcm.c) start and answer endpoints through siw2_cm.h only.
  *
  * Each TCP connection (and each listener) is a connection endpoint (cep)
- * driven by the table in siw2_cm_fsm.c. Socket callbacks run in softirq
+ * driven by the tables in siw2_cm_fsm.c. Socket callbacks run in softirq
  * and only record what happened and queue the endpoint's work; the work
  * runs every step under cep->lock on siw2_cm_wq, so upcalls to the IWCM
  * and QP changes happen in process context, one endpoint step at a time.
- *
- * Lock order: cep->lock -> qp->state_lock -> sk_callback_lock. The QP side
- * never takes cep->lock: it only queues work (siw2_cm_qp_close()).
+ * The locking rules are in siw2_cep.h.
  *
  * IWCM rules this code keeps (drivers/infiniband/core/iwcm.c): after a
  * successful iw_connect exactly one CONNECT_REPLY; after a successful
@@ -41,7 +40,7 @@
 #include "siw2_mpa.h"
 #include "siw2_trace.h"
 
-struct workqueue_struct *siw2_cm_wq;
+static struct workqueue_struct *siw2_cm_wq;
 static atomic_t siw2_cep_ids;
 
 static void siw2_cep_release(struct kref *ref)
@@ -81,15 +80,15 @@ void siw2_cep_put(struct siw2_cep *cep)
 }
 
 /**
- * siw2_cep_kick - queue the endpoint's work for @bit
+ * siw2_cep_kick - queue the endpoint's work for an input
  * @cep: endpoint the caller holds a reference on
- * @bit: SIW2_CEPF_* to handle
+ * @in: the input to handle
  *
  * Any context. The queued work holds its own reference.
  */
-void siw2_cep_kick(struct siw2_cep *cep, int bit)
+static void siw2_cep_kick(struct siw2_cep *cep, enum siw2_cep_input in)
 {
-	set_bit(bit, &cep->pending);
+	set_bit(in, &cep->pending);
 	siw2_cep_get(cep);
 	if (!queue_work(siw2_cm_wq, &cep->work))
 		siw2_cep_put(cep);
@@ -100,7 +99,7 @@ static void siw2_cep_timer_fn(struct timer_list *t)
 	struct siw2_cep *cep = from_timer(cep, t, timer);
 
 	/* The armed timer's reference passes to the work. */
-	set_bit(SIW2_CEPF_TIMEOUT, &cep->pending);
+	set_bit(SIW2_CEPI_TIMEOUT, &cep->pending);
 	if (!queue_work(siw2_cm_wq, &cep->work))
 		siw2_cep_put(cep);
 }
@@ -127,7 +126,7 @@ static void siw2_cep_work(struct work_struct *work);
  * Return: the endpoint with one reference, or NULL over the endpoint
  * limit or without memory.
  */
-struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
+static struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
 {
 	struct siw2_cep *cep;
 
@@ -160,16 +159,23 @@ struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
  * @ev: what happened
  *
  * Every state that waits on the peer runs under the step timer
- * (siw2_cep_timed()); other states disarm it.
+ * (siw2_cep_timed()); other states disarm it. While an action runs, it
+ * may take only the events siw2_cep_action_events() lists for it, the
+ * ones the state table was checked against.
  *
  * Return: false if the current state does not accept @ev (nothing changes).
  */
-bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev)
+static bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev)
 {
 	enum siw2_cep_state next = siw2_cep_next(cep->state, ev);
 
 	lockdep_assert_held(&cep->lock);
 
+	WARN_ONCE(cep->action != SIW2_CEA_NONE &&
+		  !(siw2_cep_action_events(cep->action) & BIT(ev)),
+		  "siw2: cep %u in %s: action %u took %s\n", cep->id,
+		  siw2_cep_state_name(cep->state), cep->action,
+		  siw2_cep_event_name(ev));
 	if (next == SIW2_CEP_INVALID)
 		return false;
 	trace_siw2_cep_state(cep->id, siw2_cep_state_name(cep->state),
@@ -199,7 +205,7 @@ static void siw2_sk_data_ready(struct sock *sk)
 	if (cep && cep->dp_qp)
 		siw2_rx_data_ready(cep->dp_qp, sk);
 	else if (cep)
-		siw2_cep_kick(cep, SIW2_CEPF_READ);
+		siw2_cep_kick(cep, SIW2_CEPI_READ);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -231,7 +237,7 @@ static void siw2_sk_state_change(struct sock *sk)
 	cep = siw2_sk_cep(sk);
 	if (cep) {
 		saved = cep->saved_state_change;
-		siw2_cep_kick(cep, SIW2_CEPF_STATE);
+		siw2_cep_kick(cep, SIW2_CEPI_STATE);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 	if (saved)
@@ -249,9 +255,9 @@ static void siw2_sk_state_change(struct sock *sk)
  * inheriting the pointer; they do inherit the callbacks, so the originals
  * are passed in.
  */
-void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
-		    void (*data_ready)(struct sock *sk),
-		    void (*state_change)(struct sock *sk))
+static void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
+			   void (*data_ready)(struct sock *sk),
+			   void (*state_change)(struct sock *sk))
 {
 	struct sock *sk = sock->sk;
 
@@ -330,7 +336,7 @@ static void siw2_cep_sock_release(struct siw2_cep *cep)
  * Return: 0, -EAGAIN if the socket took only part (never expected: the
  * frames are small and come first), or the socket's error.
  */
-int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len)
+static int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
@@ -432,8 +438,9 @@ static u8 siw2_u8(u32 v)
  *
  * IRD/ORD are the negotiated local values.
  */
-void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
-		     int status, const struct siw2_mpa_frame *pd)
+static void siw2_cep_upcall(struct siw2_cep *cep,
+			    enum iw_cm_event_type type, int status,
+			    const struct siw2_mpa_frame *pd)
 {
 	struct iw_cm_event ev;
 
@@ -454,7 +461,7 @@ void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
  * siw2_cep_drop_cm_id - release the cm_id; no event can follow
  * @cep: endpoint, locked
  */
-void siw2_cep_drop_cm_id(struct siw2_cep *cep)
+static void siw2_cep_drop_cm_id(struct siw2_cep *cep)
 {
 	if (cep->cm_id) {
 		cep->cm_id->rem_ref(cep->cm_id);
@@ -487,9 +494,9 @@ static void siw2_cep_leave_listener(struct siw2_cep *cep)
  * state expects: a failed CONNECT_REPLY before establishment on the active
  * side; ESTABLISHED then CLOSE after an accept; CLOSE in RDMA mode.
  */
-void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
-		     enum siw2_cep_event ev, int status,
-		     const struct siw2_mpa_frame *rep)
+static void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
+			    enum siw2_cep_event ev, int status,
+			    const struct siw2_mpa_frame *rep)
 {
 	struct siw2_cep *child, *tmp;
 
@@ -524,7 +531,7 @@ void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
 		/* Endpoints still reading a Request die with the listener. */
 		spin_lock_bh(&cep->child_lock);
 		list_for_each_entry_safe(child, tmp, &cep->children, child)
-			siw2_cep_kick(child, SIW2_CEPF_ABORT);
+			siw2_cep_kick(child, SIW2_CEPI_ABORT);
 		spin_unlock_bh(&cep->child_lock);
 		break;
 	default:
@@ -541,8 +548,8 @@ void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
  * @status: status for the IWCM
  * @rep: as for siw2_cep_closed()
  */
-void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev,
-		    int status, const struct siw2_mpa_frame *rep)
+static void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev,
+			   int status, const struct siw2_mpa_frame *rep)
 {
 	enum siw2_cep_state prev = cep->state;
 
@@ -571,8 +578,19 @@ static void siw2_cep_mpa_error(struct siw2_cep *cep, u8 code, bool crc,
 		       status);
 }
 
-/* What the socket's state means for an endpoint that is not reading. */
-static enum siw2_cep_event siw2_cep_sock_event(struct siw2_cep *cep)
+/**
+ * siw2_cep_sock_event - what the socket's state means for an endpoint
+ *	that is not reading the stream
+ * @cep: endpoint, locked, with its socket
+ * @fin_sent: this side has shut down its sending half
+ *
+ * Return: SIW2_CEV_RESET on a socket error, or a closed socket this side
+ * did not close; SIW2_CEV_DONE for a closed socket after this side's FIN;
+ * SIW2_CEV_PEER_CLOSE once the peer's FIN is in; SIW2_CEV_NUM_EVENTS if
+ * nothing changed.
+ */
+static enum siw2_cep_event siw2_cep_sock_event(struct siw2_cep *cep,
+					       bool fin_sent)
 {
 	struct sock *sk = cep->sock->sk;
 
@@ -580,8 +598,7 @@ static enum siw2_cep_event siw2_cep_sock_event(struct siw2_cep *cep)
 		return SIW2_CEV_RESET;
 	switch (READ_ONCE(sk->sk_state)) {
 	case TCP_CLOSE:
-		return cep->state == SIW2_CEP_CLOSING ? SIW2_CEV_DONE :
-							SIW2_CEV_RESET;
+		return fin_sent ? SIW2_CEV_DONE : SIW2_CEV_RESET;
 	case TCP_CLOSE_WAIT:
 	case TCP_LAST_ACK:
 	case TCP_CLOSING:
@@ -651,7 +668,7 @@ failed:
  *
  * Return: SIW2_MAX_IRD.
  */
-u16 siw2_dev_max_ird(void)
+static u16 siw2_dev_max_ird(void)
 {
 	return SIW2_MAX_IRD;
 }
@@ -666,7 +683,7 @@ u16 siw2_dev_max_ird(void)
  *
  * Return: 0 or an error from encoding or sending.
  */
-int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len)
+static int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len)
 {
 	struct siw2_mpa_frame rep = {
 		.kind = SIW2_MPA_REPLY,
@@ -698,6 +715,15 @@ static void siw2_cep_refuse(struct siw2_cep *cep, const char *why)
 	siw2_cep_close(cep, SIW2_CEV_PROTO, -ECONNREFUSED, NULL);
 }
 
+/**
+ * siw2_cep_got_request - passive: read the MPA Request and hand it over
+ * @cep: endpoint, locked, in AWAIT_REQ
+ *
+ * A complete, acceptable Request goes to the listener's cm_id as a
+ * CONNECT_REQUEST with this endpoint as provider_data; from then on the
+ * ULP's accept or reject decides. A Request this side cannot serve gets a
+ * Reject Reply; a malformed one a Terminate.
+ */
 static void siw2_cep_got_request(struct siw2_cep *cep)
 {
 	struct siw2_cep *l;
@@ -771,47 +797,6 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 	}
 }
 
-static void siw2_cep_on_await_req(struct siw2_cep *cep, int bit)
-{
-	switch (bit) {
-	case SIW2_CEPF_READ:
-	case SIW2_CEPF_STATE:
-		/* Reading also notices the end of the stream. */
-		siw2_cep_got_request(cep);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
-}
-
-static void siw2_cep_on_req_rcvd(struct siw2_cep *cep, int bit)
-{
-	enum siw2_cep_event ev;
-
-	/*
-	 * The ULP decides; bytes from the peer wait in the socket. If the
-	 * peer goes or the ULP takes too long, the connection closes and the
-	 * ULP's accept fails; the IWCM still owns the endpoint.
-	 */
-	switch (bit) {
-	case SIW2_CEPF_STATE:
-		ev = siw2_cep_sock_event(cep);
-		if (ev != SIW2_CEV_NUM_EVENTS)
-			siw2_cep_close(cep, ev, -ECONNRESET, NULL);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
-}
-
 /**
  * siw2_cep_rdma_mode - enter RDMA mode: the QP goes to RTS
  * @cep: endpoint, locked, with its QP and negotiated values
@@ -821,7 +806,7 @@ static void siw2_cep_on_req_rcvd(struct siw2_cep *cep, int bit)
  *
  * Return: 0, or the error from siw2_qp_llp_up().
  */
-int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
+static int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 {
 	int rv;
 
@@ -839,8 +824,16 @@ int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 	return 0;
 }
 
-/* Responder, peer-to-peer: the first FPDU must be the agreed RTR. */
-static void siw2_cep_got_rtr(struct siw2_cep *cep, bool initiator)
+/**
+ * siw2_cep_read_rtr - read the first FPDU of a peer-to-peer connection
+ * @cep: endpoint, locked
+ * @initiator: this side sent a Read RTR and reads its Response; else this
+ *	side is the Responder and reads the agreed RTR
+ *
+ * Anything else as first FPDU is a protocol error (RFC 6581 9): Terminate
+ * and close. Once the FPDU is in, the connection enters RDMA mode.
+ */
+static void siw2_cep_read_rtr(struct siw2_cep *cep, bool initiator)
 {
 	enum siw2_fpdu_kind kind, want;
 	size_t ulpdu, fpdu;
@@ -909,24 +902,33 @@ static void siw2_cep_got_rtr(struct siw2_cep *cep, bool initiator)
 		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
 }
 
-static void siw2_cep_on_await_rtr(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_got_rtr - passive, peer-to-peer: read the Initiator's RTR
+ * @cep: endpoint, locked, in AWAIT_RTR
+ */
+static void siw2_cep_got_rtr(struct siw2_cep *cep)
 {
-	switch (bit) {
-	case SIW2_CEPF_READ:
-	case SIW2_CEPF_STATE:
-		siw2_cep_got_rtr(cep, cep->active);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
+	siw2_cep_read_rtr(cep, false);
+}
+
+/**
+ * siw2_cep_got_rresp - active: read the Response to this side's Read RTR
+ * @cep: endpoint, locked, in AWAIT_RRESP
+ */
+static void siw2_cep_got_rresp(struct siw2_cep *cep)
+{
+	siw2_cep_read_rtr(cep, true);
 }
 
 /* ---- active side ---- */
 
+/**
+ * siw2_cep_tcp_up - active: once the handshake is done, send the Request
+ * @cep: endpoint, locked, in CONNECTING
+ *
+ * A handshake still under way waits for the next state change; a failed
+ * one fails the connection (-ECONNREFUSED, or the socket's error).
+ */
 static void siw2_cep_tcp_up(struct siw2_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
@@ -955,22 +957,7 @@ static void siw2_cep_tcp_up(struct siw2_cep *cep)
 		return;
 	}
 	siw2_cep_step(cep, SIW2_CEV_TCP_UP);
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
-}
-
-static void siw2_cep_on_connecting(struct siw2_cep *cep, int bit)
-{
-	switch (bit) {
-	case SIW2_CEPF_STATE:
-		siw2_cep_tcp_up(cep);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
+	siw2_cep_kick(cep, SIW2_CEPI_READ);
 }
 
 static int siw2_cep_send_rtr(struct siw2_cep *cep)
@@ -985,6 +972,15 @@ static int siw2_cep_send_rtr(struct siw2_cep *cep)
 	return n < 0 ? n : siw2_cep_send(cep, buf, n);
 }
 
+/**
+ * siw2_cep_got_reply - active: read the MPA Reply and finish negotiating
+ * @cep: endpoint, locked, in AWAIT_REP
+ *
+ * A Reject Reply closes the connection (-ECONNREFUSED). An accepting one
+ * enters RDMA mode, after sending the RTR in peer-to-peer mode, or first
+ * waits for the Response to a Read RTR. A Reply that cannot be honoured
+ * gets a Terminate.
+ */
 static void siw2_cep_got_reply(struct siw2_cep *cep)
 {
 	struct siw2_mpa_frame rep;
@@ -1053,7 +1049,7 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 			cep->rep = rep;
 			cep->rep.pd = rep.pd_len ? cep->req_buf : NULL;
 			siw2_cep_step(cep, SIW2_CEV_REP_READ_RTR);
-			siw2_cep_kick(cep, SIW2_CEPF_READ);
+			siw2_cep_kick(cep, SIW2_CEPI_READ);
 			return;
 		}
 	}
@@ -1061,69 +1057,60 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 		siw2_cep_upcall(cep, IW_CM_EVENT_CONNECT_REPLY, 0, &rep);
 }
 
-static void siw2_cep_on_await_rep(struct siw2_cep *cep, int bit)
-{
-	switch (bit) {
-	case SIW2_CEPF_READ:
-	case SIW2_CEPF_STATE:
-		siw2_cep_got_reply(cep);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, -ETIMEDOUT, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, -ECONNABORTED, NULL);
-		break;
-	}
-}
-
 /* ---- RDMA mode and teardown ---- */
 
-static void siw2_cep_on_rdma(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_watch - close if the peer closed or the socket failed
+ * @cep: endpoint, locked, in REQ_RCVD or RDMA, not reading the stream
+ *
+ * The peer's FIN ends a connection in RDMA mode normally (status 0). In
+ * REQ_RCVD the IWCM has no cm_id of the endpoint yet and hears nothing;
+ * the ULP's accept then fails.
+ */
+static void siw2_cep_watch(struct siw2_cep *cep)
 {
-	enum siw2_cep_event ev;
+	enum siw2_cep_event ev = siw2_cep_sock_event(cep, false);
 
-	switch (bit) {
-	case SIW2_CEPF_CLOSE:
-		/* Graceful: FIN now, CLOSE once the peer's FIN is in. */
-		kernel_sock_shutdown(cep->sock, SHUT_WR);
-		siw2_cep_step(cep, SIW2_CEV_ULP_CLOSE);
-		siw2_cep_kick(cep, SIW2_CEPF_STATE);
-		break;
-	case SIW2_CEPF_STATE:
-		ev = siw2_cep_sock_event(cep);
-		if (ev != SIW2_CEV_NUM_EVENTS)
-			siw2_cep_close(cep, ev, ev == SIW2_CEV_PEER_CLOSE ? 0 :
-					    -ECONNRESET, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-		break;
-	}
+	if (ev != SIW2_CEV_NUM_EVENTS)
+		siw2_cep_close(cep, ev, ev == SIW2_CEV_PEER_CLOSE ? 0 :
+					-ECONNRESET, NULL);
 }
 
-static void siw2_cep_on_closing(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_fin_wait - closing: the end of the socket ends the endpoint
+ * @cep: endpoint, locked, in CLOSING (its FIN sent)
+ */
+static void siw2_cep_fin_wait(struct siw2_cep *cep)
 {
-	enum siw2_cep_event ev;
+	enum siw2_cep_event ev = siw2_cep_sock_event(cep, true);
 
-	switch (bit) {
-	case SIW2_CEPF_STATE:
-	case SIW2_CEPF_READ:
-		ev = siw2_cep_sock_event(cep);
-		if (ev != SIW2_CEV_NUM_EVENTS)
-			siw2_cep_close(cep, ev, 0, NULL);
-		break;
-	case SIW2_CEPF_TIMEOUT:
-		siw2_cep_close(cep, SIW2_CEV_TIMEOUT, 0, NULL);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-		break;
-	}
+	if (ev != SIW2_CEV_NUM_EVENTS)
+		siw2_cep_close(cep, ev, 0, NULL);
+}
+
+/**
+ * siw2_cep_shutdown - the QP asked for a graceful close
+ * @cep: endpoint, locked, in RDMA mode
+ *
+ * FIN now; the CLOSE upcall follows once the peer's FIN is in
+ * (siw2_cep_fin_wait()) or the step times out.
+ */
+static void siw2_cep_shutdown(struct siw2_cep *cep)
+{
+	kernel_sock_shutdown(cep->sock, SHUT_WR);
+	siw2_cep_step(cep, SIW2_CEV_ULP_CLOSE);
+	siw2_cep_kick(cep, SIW2_CEPI_STATE);
 }
 
 /* ---- listening ---- */
 
+/**
+ * siw2_cep_accept_one - give a new TCP connection an endpoint of its own
+ * @l: the listener, locked
+ * @s: the connection TCP accepted
+ *
+ * Over the endpoint limit the connection is reset at once.
+ */
 static void siw2_cep_accept_one(struct siw2_cep *l, struct socket *s)
 {
 	struct siw2_cep *cep = siw2_cep_alloc(l->sdev);
@@ -1155,58 +1142,94 @@ static void siw2_cep_accept_one(struct siw2_cep *l, struct socket *s)
 	siw2_sk_attach(cep, s, l->saved_data_ready, l->saved_state_change);
 	mutex_unlock(&cep->lock);
 	/* The Request may be in already. */
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
+	siw2_cep_kick(cep, SIW2_CEPI_READ);
 	siw2_cep_put(cep);
 }
 
-static void siw2_cep_on_listen(struct siw2_cep *cep, int bit)
+/**
+ * siw2_cep_take_conns - a listener takes the connections TCP has queued
+ * @cep: listener, locked
+ */
+static void siw2_cep_take_conns(struct siw2_cep *cep)
 {
 	struct socket *s;
 
-	switch (bit) {
-	case SIW2_CEPF_READ:
-		while (cep->sock &&
-		       !kernel_accept(cep->sock, &s, O_NONBLOCK))
-			siw2_cep_accept_one(cep, s);
-		break;
-	case SIW2_CEPF_ABORT:
-		siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-		break;
-	}
+	while (cep->sock && !kernel_accept(cep->sock, &s, O_NONBLOCK))
+		siw2_cep_accept_one(cep, s);
 }
 
-typedef void (*siw2_cep_state_fn)(struct siw2_cep *cep, int bit);
+/* ---- what is pending ---- */
 
-/* One handler per state; IDLE and CLOSED ignore everything. */
-static const siw2_cep_state_fn siw2_cep_state_fns[SIW2_CEP_NUM_STATES] = {
-	[SIW2_CEP_LISTEN] = siw2_cep_on_listen,
-	[SIW2_CEP_CONNECTING] = siw2_cep_on_connecting,
-	[SIW2_CEP_AWAIT_REQ] = siw2_cep_on_await_req,
-	[SIW2_CEP_REQ_RCVD] = siw2_cep_on_req_rcvd,
-	[SIW2_CEP_AWAIT_REP] = siw2_cep_on_await_rep,
-	[SIW2_CEP_AWAIT_RTR] = siw2_cep_on_await_rtr,
-	[SIW2_CEP_AWAIT_RRESP] = siw2_cep_on_await_rtr,
-	[SIW2_CEP_RDMA] = siw2_cep_on_rdma,
-	[SIW2_CEP_CLOSING] = siw2_cep_on_closing,
+typedef void (*siw2_cep_action_fn)(struct siw2_cep *cep);
+
+/* The function behind each action that looks at the socket. */
+static const siw2_cep_action_fn siw2_cep_action_fns[SIW2_CEA_NUM] = {
+	[SIW2_CEA_ACCEPT] = siw2_cep_take_conns,
+	[SIW2_CEA_TCP_UP] = siw2_cep_tcp_up,
+	[SIW2_CEA_READ_REQ] = siw2_cep_got_request,
+	[SIW2_CEA_READ_REP] = siw2_cep_got_reply,
+	[SIW2_CEA_READ_RTR] = siw2_cep_got_rtr,
+	[SIW2_CEA_READ_RRESP] = siw2_cep_got_rresp,
+	[SIW2_CEA_WATCH] = siw2_cep_watch,
+	[SIW2_CEA_FIN_WAIT] = siw2_cep_fin_wait,
+	[SIW2_CEA_SHUTDOWN] = siw2_cep_shutdown,
 };
 
+/**
+ * siw2_cep_handle - handle one pending input as the state table says
+ * @cep: endpoint, locked
+ * @in: the input
+ *
+ * Abort and timeout are handled here for every state alike: the state's
+ * own edge for the event closes the endpoint, and the IWCM hears the
+ * status siw2_cep_fail_status() gives. Every other input goes to the
+ * action siw2_cep_action() names, which siw2_cep_step() holds to the
+ * events declared for it.
+ */
+static void siw2_cep_handle(struct siw2_cep *cep, enum siw2_cep_input in)
+{
+	enum siw2_cep_action action = siw2_cep_action(cep->state, in);
+	enum siw2_cep_event ev;
+
+	cep->action = action;
+	switch (action) {
+	case SIW2_CEA_NONE:
+		break;
+	case SIW2_CEA_FAIL:
+		ev = siw2_cep_input_event(in);
+		siw2_cep_close(cep, ev, siw2_cep_fail_status(cep->state, ev),
+			       NULL);
+		break;
+	default:
+		if (!WARN_ON_ONCE(!siw2_cep_action_fns[action]))
+			siw2_cep_action_fns[action](cep);
+		break;
+	}
+	cep->action = SIW2_CEA_NONE;
+}
+
+/**
+ * siw2_cep_work - handle what is pending for an endpoint
+ * @work: the endpoint's work
+ *
+ * Runs on siw2_cm_wq with the reference its queuer took, and handles the
+ * pending inputs in the order of enum siw2_cep_input, each in the state
+ * the previous one left.
+ */
 static void siw2_cep_work(struct work_struct *work)
 {
 	struct siw2_cep *cep = container_of(work, struct siw2_cep, work);
-	siw2_cep_state_fn fn;
-	int bit;
+	int in;
 
 	mutex_lock(&cep->lock);
-	for (bit = 0; bit < SIW2_CEPF_NUM; bit++) {
-		if (!test_and_clear_bit(bit, &cep->pending))
+	for (in = 0; in < SIW2_CEPI_NUM; in++) {
+		if (!test_and_clear_bit(in, &cep->pending))
 			continue;
 		/* A timeout from an earlier step is stale. */
-		if (bit == SIW2_CEPF_TIMEOUT &&
+		if (in == SIW2_CEPI_TIMEOUT &&
 		    time_before(jiffies, cep->deadline))
 			continue;
-		fn = siw2_cep_state_fns[cep->state];
-		if (fn)
-			fn(cep, bit);
+		siw2_cep_handle(cep, in);
 	}
 	mutex_unlock(&cep->lock);
 	siw2_cep_put(cep);
@@ -1224,5 +1247,625 @@ static void siw2_cep_work(struct work_struct *work)
  */
 void siw2_cm_qp_close(struct siw2_cep *cep, bool abort)
 {
-	siw2_cep_kick(cep, abort ? SIW2_CEPF_ABORT : SIW2_CEPF_CLOSE);
+	siw2_cep_kick(cep, abort ? SIW2_CEPI_ABORT : SIW2_CEPI_CLOSE);
+}
+
+/* ---- the iw_cm glue's calls ---- */
+
+/**
+ * siw2_cm_addr_len - length of a socket address the CM can use
+ * @a: address
+ *
+ * Return: the length of an AF_INET or AF_INET6 address, else -EAFNOSUPPORT.
+ */
+int siw2_cm_addr_len(const struct sockaddr_storage *a)
+{
+	switch (a->ss_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return -EAFNOSUPPORT;
+	}
+}
+
+/**
+ * siw2_cm_addr_any - is an address the wildcard of its family
+ * @a: an AF_INET or AF_INET6 address (siw2_cm_addr_len() checked)
+ *
+ * Return: true for INADDR_ANY and in6addr_any.
+ */
+bool siw2_cm_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((struct sockaddr_in *)a)->sin_addr.s_addr == INADDR_ANY;
+	return ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+/**
+ * siw2_addr_port - where an address keeps its port
+ * @a: an AF_INET or AF_INET6 address (siw2_cm_addr_len() checked)
+ *
+ * Return: the port field, in network order.
+ */
+static __be16 *siw2_addr_port(struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return &((struct sockaddr_in *)a)->sin_port;
+	return &((struct sockaddr_in6 *)a)->sin6_port;
+}
+
+/**
+ * siw2_bind_active - bind an active socket, to another port if need be
+ * @cep: endpoint, for the trace
+ * @s: the socket
+ * @laddr: the local address the IWCM asks for
+ * @alen: its length
+ *
+ * rdma_cm picks a connection's port in its own port space, blind to TCP:
+ * a plain TCP socket may hold the same port (one in TIME_WAIT that had no
+ * SO_REUSEADDR, say).  The wire port is then the kernel's choice, as an
+ * iWARP port mapper would make it: the IWCM keeps the ULP's address in
+ * local_addr and takes the wire address from CONNECT_REPLY (m_local_addr).
+ *
+ * Return: 0 or kernel_bind()'s error.
+ */
+static int siw2_bind_active(struct siw2_cep *cep, struct socket *s,
+			    const struct sockaddr_storage *laddr, int alen)
+{
+	struct sockaddr_storage a = *laddr;
+	__be16 *port = siw2_addr_port(&a);
+	int rv;
+
+	rv = kernel_bind(s, (struct sockaddr *)&a, alen);
+	if (rv != -EADDRINUSE || !*port)
+		return rv;
+	trace_siw2_cep_port_busy(cep->id, be16_to_cpu(*port));
+	*port = 0;
+	return kernel_bind(s, (struct sockaddr *)&a, alen);
+}
+
+/**
+ * siw2_sock_create - a TCP socket for an endpoint
+ * @sdev: device; the socket lives in its netdev's namespace, whoever the
+ *	caller is
+ * @family: AF_INET or AF_INET6
+ * @v6only: an AF_INET6 socket carries IPv6 only
+ * @s: the socket, on success
+ *
+ * Return: 0 or the socket layer's error.
+ */
+static int siw2_sock_create(struct siw2_device *sdev, int family,
+			    bool v6only, struct socket **s)
+{
+	int rv = __sock_create(dev_net(sdev->netdev), family, SOCK_STREAM,
+			       IPPROTO_TCP, s, 0);
+
+	if (rv)
+		return rv;
+	/* Ports held in TIME_WAIT must not block the next connection. */
+	sock_set_reuseaddr((*s)->sk);
+	if (family == AF_INET6 && v6only)
+		ip6_sock_set_v6only((*s)->sk);
+	return 0;
+}
+
+/**
+ * siw2_qp_lookup - the device's QP with a number
+ * @sdev: device
+ * @qpn: QP number from the ULP
+ *
+ * Return: the QP (no reference taken), or NULL.
+ */
+static struct siw2_qp *siw2_qp_lookup(struct siw2_device *sdev, u32 qpn)
+{
+	struct ib_qp *ibqp = siw2_iw_get_qp(&sdev->ibdev, qpn);
+
+	return ibqp ? to_siw2_qp(ibqp) : NULL;
+}
+
+/**
+ * siw2_cm_check_offer - can the ULP's part go into a Request or Reply
+ * @o: the offer
+ * @enhanced: the frame carries the 4 enhanced octets (Rev 2)
+ *
+ * Private data must fit what the IWCM and Linux siw take; IRD/ORD must be
+ * within the device's limits.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int siw2_cm_check_offer(const struct siw2_cm_offer *o, bool enhanced)
+{
+	if (o->pd_len > SIW2_PD_WIRE_LINUX -
+			(enhanced ? sizeof(struct siw2_mpa_v2) : 0) ||
+	    o->pd_len > SIW2_PD_ULP_RCV_MAX)
+		return -EINVAL;
+	if (o->pd_len && !o->pd)
+		return -EINVAL;
+	if (o->ird > SIW2_MAX_IRD || o->ord > SIW2_MAX_ORD)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * siw2_cep_set_cm_id - from now on the endpoint's events go to @id
+ * @cep: endpoint, locked, without a cm_id
+ * @id: the cm_id; referenced until siw2_cep_drop_cm_id()
+ */
+static void siw2_cep_set_cm_id(struct siw2_cep *cep, struct iw_cm_id *id)
+{
+	id->add_ref(id);
+	cep->cm_id = id;
+}
+
+/**
+ * siw2_cep_bind_qp - bind an endpoint and a QP to each other
+ * @cep: endpoint, locked, without a QP
+ * @qp: the QP; each side takes a reference on the other
+ *
+ * Return: 0, or siw2_qp_attach_cep()'s -EINVAL (QP busy or not Idle).
+ */
+static int siw2_cep_bind_qp(struct siw2_cep *cep, struct siw2_qp *qp)
+{
+	int rv = siw2_qp_attach_cep(qp, cep);
+
+	if (rv)
+		return rv;
+	siw2_qp_get(qp);
+	cep->qp = qp;
+	return 0;
+}
+
+/**
+ * siw2_cep_build_request - encode the active side's MPA Request
+ * @cep: endpoint, locked; the Request goes to @cep->req and @cep->req_buf
+ * @o: the offer (siw2_cm_check_offer() passed)
+ *
+ * Built at once, so the ULP's private data need not be kept. Only Rev 2
+ * carries capabilities, peer-to-peer mode and the RTR forms; Rev 1 has no
+ * IRD/ORD on the wire, so the ULP's values then stand.
+ *
+ * Return: 0 or siw2_mpa_encode()'s error.
+ */
+static int siw2_cep_build_request(struct siw2_cep *cep,
+				  const struct siw2_cm_offer *o)
+{
+	struct siw2_mpa_frame *req = &cep->req;
+	int len;
+
+	req->kind = SIW2_MPA_REQUEST;
+	req->rev = o->rev;
+	req->crc = o->crc;
+	if (o->rev == SIW2_MPA_REV2) {
+		req->enhanced = true;
+		req->caps = o->caps;
+		req->p2p = o->p2p;
+		req->rtr = o->p2p ? o->rtr_forms : 0;
+	}
+	req->ird = o->ird;
+	req->ord = o->ord;
+	req->pd = o->pd;
+	req->pd_len = o->pd_len;
+	len = siw2_mpa_encode(req, cep->req_buf, sizeof(cep->req_buf));
+	req->pd = NULL;
+	if (len < 0)
+		return len;
+	cep->crc_sent = req->crc;
+	return 0;
+}
+
+/**
+ * siw2_cm_connect - start an active connection
+ * @id: the cm_id to report to
+ * @laddr: local address; a port that TCP finds busy is left to the kernel
+ * @raddr: the peer's address, of the same family
+ * @v6only: an AF_INET6 socket carries IPv6 only
+ * @offer: the QP and this side's Request
+ *
+ * Returns once the TCP handshake is under way; the outcome arrives as one
+ * IW_CM_EVENT_CONNECT_REPLY. A failed call reports no event.
+ *
+ * Return: 0, -EINVAL for a bad QP, private data or IRD/ORD, -EAFNOSUPPORT,
+ * -ENOMEM, or the socket layer's error for bind or connect.
+ */
+int siw2_cm_connect(struct iw_cm_id *id, const struct sockaddr_storage *laddr,
+		    const struct sockaddr_storage *raddr, bool v6only,
+		    const struct siw2_cm_offer *offer)
+{
+	struct siw2_device *sdev = to_siw2_dev(id->device);
+	struct siw2_cep *cep;
+	struct siw2_qp *qp;
+	struct socket *s;
+	int alen, rv;
+
+	alen = siw2_cm_addr_len(laddr);
+	if (alen < 0 || raddr->ss_family != laddr->ss_family)
+		return -EAFNOSUPPORT;
+	rv = siw2_cm_check_offer(offer, offer->rev == SIW2_MPA_REV2);
+	if (rv)
+		return rv;
+	qp = siw2_qp_lookup(sdev, offer->qpn);
+	if (!qp)
+		return -EINVAL;
+
+	cep = siw2_cep_alloc(sdev);
+	if (!cep)
+		return -ENOMEM;
+	rv = siw2_sock_create(sdev, laddr->ss_family, v6only, &s);
+	if (rv)
+		goto err_cep;
+	tcp_sock_set_nodelay(s->sk);
+	rv = siw2_bind_active(cep, s, laddr, alen);
+	if (rv)
+		goto err_sock;
+
+	mutex_lock(&cep->lock);
+	cep->active = true;
+	cep->laddr = *laddr;
+	cep->raddr = *raddr;
+	rv = siw2_cep_build_request(cep, offer);
+	if (rv)
+		goto err_unlock;
+	rv = siw2_cep_bind_qp(cep, qp);
+	if (rv)
+		goto err_unlock;
+	siw2_cep_set_cm_id(cep, id);
+	siw2_cep_step(cep, SIW2_CEV_CONNECT);
+	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
+
+	rv = kernel_connect(s, (struct sockaddr *)&cep->raddr, alen,
+			    O_NONBLOCK);
+	if (rv && rv != -EINPROGRESS) {
+		/* A failed verb reports no events. */
+		siw2_cep_drop_cm_id(cep);
+		siw2_cep_close(cep, SIW2_CEV_ABORT, rv, NULL);
+		mutex_unlock(&cep->lock);
+		siw2_cep_put(cep);
+		return rv;
+	}
+	mutex_unlock(&cep->lock);
+	siw2_cep_kick(cep, SIW2_CEPI_STATE);
+	siw2_cep_put(cep);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&cep->lock);
+err_sock:
+	sock_release(s);
+err_cep:
+	siw2_cep_put(cep);
+	return rv;
+}
+
+/**
+ * siw2_cep_lock_request - lock an endpoint whose request awaits the ULP
+ * @cep: the endpoint given to the IWCM with a CONNECT_REQUEST, or NULL
+ *
+ * Return: true with @cep locked if the IWCM still holds it (neither
+ * accepted nor rejected yet); else false, unlocked.
+ */
+static bool siw2_cep_lock_request(struct siw2_cep *cep)
+{
+	if (!cep)
+		return false;
+	mutex_lock(&cep->lock);
+	if (!cep->ulp_ref) {
+		mutex_unlock(&cep->lock);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * siw2_cm_accept - accept the connection request an endpoint reported
+ * @cep: the endpoint given to the IWCM with the request, or NULL
+ * @id: the cm_id to report to from now on
+ * @offer: the QP and this side's part of the Reply
+ *
+ * Sends the MPA Reply. Without peer-to-peer the connection is established
+ * at once; with it, once the RTR has arrived (IW_CM_EVENT_ESTABLISHED).
+ * An offer that cannot be honoured gets the peer a Reject Reply. The
+ * reference the IWCM held on @cep is gone when this returns.
+ *
+ * Return: 0, -EINVAL for no pending request, a bad QP, private data or
+ * IRD/ORD, -ECONNRESET if the connection is gone, -ENOMEM when the peer's
+ * ORD exceeds this device's IRD (MPA2-IRD-5).
+ */
+int siw2_cm_accept(struct siw2_cep *cep, struct iw_cm_id *id,
+		   const struct siw2_cm_offer *offer)
+{
+	struct siw2_mpa_frame rep;
+	struct siw2_mpa_conn conn;
+	u8 buf[SIW2_MPA_FRAME_MAX];
+	struct siw2_qp *qp;
+	bool crc;
+	int rv, len;
+
+	if (!siw2_cep_lock_request(cep))
+		return -EINVAL;
+	cep->ulp_ref = false;
+	if (cep->state != SIW2_CEP_REQ_RCVD) {
+		rv = -ECONNRESET;
+		goto out;
+	}
+	rv = siw2_cm_check_offer(offer, cep->req.enhanced);
+	qp = rv ? NULL : siw2_qp_lookup(cep->sdev, offer->qpn);
+	if (!qp) {
+		rv = -EINVAL;
+		goto refuse;
+	}
+	rv = siw2_mpa_respond(&cep->req, offer->ird, offer->ord,
+			      siw2_dev_max_ird(), offer->caps,
+			      offer->rtr_forms, &rep, &conn);
+	if (rv)
+		goto refuse;
+	crc = cep->conn.crc;
+	rep.crc = crc;
+	rep.pd = offer->pd;
+	rep.pd_len = offer->pd_len;
+	len = siw2_mpa_encode(&rep, buf, sizeof(buf));
+	if (len < 0) {
+		rv = -EINVAL;
+		goto refuse;
+	}
+	rv = siw2_cep_bind_qp(cep, qp);
+	if (rv)
+		goto refuse;
+	conn.crc = crc;
+	cep->conn = conn;
+	rv = siw2_cep_send(cep, buf, len);
+	if (rv) {
+		siw2_cep_close(cep, SIW2_CEV_RESET, rv, NULL);
+		rv = -ECONNRESET;
+		goto out;
+	}
+	siw2_cep_set_cm_id(cep, id);
+	if (conn.p2p && conn.rtr) {
+		/* MPA2-P2P: nothing is sent before the RTR arrives. */
+		siw2_cep_step(cep, SIW2_CEV_ULP_ACCEPT_P2P);
+		siw2_cep_kick(cep, SIW2_CEPI_READ);
+	} else if (!siw2_cep_rdma_mode(cep, SIW2_CEV_ULP_ACCEPT)) {
+		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
+	}
+	rv = 0;
+	goto out;
+
+refuse:
+	/* The ULP's accept cannot be honoured: the peer gets a reject. */
+	siw2_cep_send_reject(cep, NULL, 0);
+	siw2_cep_close(cep, SIW2_CEV_PROTO, rv, NULL);
+out:
+	mutex_unlock(&cep->lock);
+	siw2_cep_put(cep);
+	return rv;
+}
+
+/**
+ * siw2_cm_reject - reject the connection request an endpoint reported
+ * @cep: the endpoint given to the IWCM with the request, or NULL
+ * @pd: private data for the Reject Reply
+ * @pd_len: its length
+ *
+ * The reference the IWCM held on @cep is gone when this succeeds.
+ *
+ * Return: 0 (also when the peer has gone already), -EINVAL for too much
+ * private data or a request not pending.
+ */
+int siw2_cm_reject(struct siw2_cep *cep, const void *pd, u8 pd_len)
+{
+	if (!siw2_cep_lock_request(cep))
+		return -EINVAL;
+	if (pd_len > SIW2_PD_WIRE_LINUX -
+		     (cep->req.enhanced ? sizeof(struct siw2_mpa_v2) : 0)) {
+		mutex_unlock(&cep->lock);
+		return -EINVAL;
+	}
+	cep->ulp_ref = false;
+	if (cep->state == SIW2_CEP_REQ_RCVD) {
+		siw2_cep_send_reject(cep, pd, pd_len);
+		siw2_cep_step(cep, SIW2_CEV_ULP_REJECT);
+		siw2_cep_closed(cep, SIW2_CEP_REQ_RCVD, SIW2_CEV_ULP_REJECT, 0,
+				NULL);
+	}
+	mutex_unlock(&cep->lock);
+	siw2_cep_put(cep);
+	return 0;
+}
+
+/**
+ * siw2_cep_listening - a new endpoint starts listening
+ * @cep: endpoint, locked, in IDLE
+ * @id: the listening cm_id
+ * @addr: the address listened on
+ */
+static void siw2_cep_listening(struct siw2_cep *cep, struct iw_cm_id *id,
+			       const struct sockaddr_storage *addr)
+{
+	cep->laddr = *addr;
+	siw2_cep_set_cm_id(cep, id);
+	siw2_cep_step(cep, SIW2_CEV_LISTEN);
+}
+
+/**
+ * siw2_cm_listen - listen for connections on behalf of a cm_id
+ * @id: the cm_id that gets a CONNECT_REQUEST for each MPA Request
+ * @addr: local address; a wildcard listens on this device's netdev only
+ * @v6only: an AF_INET6 socket carries IPv6 only
+ * @backlog: TCP accept backlog
+ * @dormant: listen without a socket: no connection ever arrives
+ *
+ * Return: the listener, with the reference that siw2_cm_unlisten() drops,
+ * or an ERR_PTR(): -EAFNOSUPPORT, -ENOMEM, or the socket layer's error.
+ */
+struct siw2_cep *siw2_cm_listen(struct iw_cm_id *id,
+				const struct sockaddr_storage *addr,
+				bool v6only, int backlog, bool dormant)
+{
+	struct siw2_device *sdev = to_siw2_dev(id->device);
+	struct siw2_cep *cep;
+	struct socket *s;
+	int alen, rv;
+
+	alen = siw2_cm_addr_len(addr);
+	if (alen < 0)
+		return ERR_PTR(alen);
+	cep = siw2_cep_alloc(sdev);
+	if (!cep)
+		return ERR_PTR(-ENOMEM);
+	if (dormant) {
+		mutex_lock(&cep->lock);
+		siw2_cep_listening(cep, id, addr);
+		mutex_unlock(&cep->lock);
+		return cep;
+	}
+	rv = siw2_sock_create(sdev, addr->ss_family, v6only, &s);
+	if (rv)
+		goto err_cep;
+	if (siw2_cm_addr_any(addr))
+		s->sk->sk_bound_dev_if = sdev->netdev->ifindex;
+	rv = kernel_bind(s, (struct sockaddr *)addr, alen);
+	if (!rv)
+		rv = kernel_listen(s, backlog);
+	if (rv)
+		goto err_sock;
+
+	mutex_lock(&cep->lock);
+	siw2_cep_listening(cep, id, addr);
+	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
+	mutex_unlock(&cep->lock);
+	/* Connections may have queued before the callbacks were in place. */
+	siw2_cep_kick(cep, SIW2_CEPI_READ);
+	return cep;
+
+err_sock:
+	sock_release(s);
+err_cep:
+	siw2_cep_put(cep);
+	return ERR_PTR(rv);
+}
+
+/**
+ * siw2_cm_unlisten - stop listening and drop the listener
+ * @listener: what siw2_cm_listen() returned
+ *
+ * Connections still reading their Request are closed; those handed to
+ * the ULP already belong to their own cm_ids.
+ */
+void siw2_cm_unlisten(struct siw2_cep *listener)
+{
+	mutex_lock(&listener->lock);
+	siw2_cep_close(listener, SIW2_CEV_ABORT, 0, NULL);
+	mutex_unlock(&listener->lock);
+	/* The listener's own reference, from siw2_cep_alloc(). */
+	siw2_cep_put(listener);
+}
+
+/* ---- device and module ---- */
+
+/**
+ * siw2_cm_dev_init - set up a device's endpoint list
+ * @sdev: device being allocated
+ */
+void siw2_cm_dev_init(struct siw2_device *sdev)
+{
+	spin_lock_init(&sdev->cep_lock);
+	INIT_LIST_HEAD(&sdev->cep_list);
+	init_waitqueue_head(&sdev->cep_wait);
+}
+
+/**
+ * siw2_cm_dev_drain - end every endpoint of a device being released
+ * @sdev: device; the RDMA core has no users of it left
+ *
+ * With no cm_ids left, an endpoint the IWCM was given but never accepted
+ * or rejected (its CONNECT_REQUEST was dropped) can only be freed here.
+ * Everything else is closed and waited for.
+ */
+void siw2_cm_dev_drain(struct siw2_device *sdev)
+{
+	unsigned long deadline = jiffies +
+		2 * msecs_to_jiffies(READ_ONCE(siw2_mpa_timeout_ms)) + HZ;
+	struct siw2_cep *cep, *found;
+
+	while (!list_empty(&sdev->cep_list)) {
+		found = NULL;
+		spin_lock_bh(&sdev->cep_lock);
+		list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
+			if (kref_get_unless_zero(&cep->ref)) {
+				found = cep;
+				break;
+			}
+		}
+		spin_unlock_bh(&sdev->cep_lock);
+		if (found) {
+			mutex_lock(&found->lock);
+			if (found->ulp_ref) {
+				found->ulp_ref = false;
+				siw2_cep_put(found);
+			}
+			siw2_cep_close(found, SIW2_CEV_ABORT, 0, NULL);
+			mutex_unlock(&found->lock);
+			siw2_cep_put(found);
+		}
+		/* Let queued work drop its references, then look again. */
+		flush_workqueue(siw2_cm_wq);
+		wait_event_timeout(sdev->cep_wait, list_empty(&sdev->cep_list),
+				   HZ / 10);
+		if (WARN_ONCE(time_after(jiffies, deadline),
+			      "siw2: connection endpoints outlive their device\n"))
+			break;
+	}
+}
+
+/**
+ * siw2_cm_show - list a device's endpoints (debugfs "connections")
+ * @m: output
+ * @sdev: device
+ *
+ * One line per endpoint: id, state, role, addresses, and for connections
+ * what the MPA exchange settled.
+ */
+void siw2_cm_show(struct seq_file *m, struct siw2_device *sdev)
+{
+	struct siw2_cep *cep;
+
+	spin_lock_bh(&sdev->cep_lock);
+	list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
+		enum siw2_cep_state state = READ_ONCE(cep->state);
+
+		seq_printf(m, "cep %u %s %s local %pISpc remote %pISpc",
+			   cep->id, siw2_cep_state_name(state),
+			   state == SIW2_CEP_LISTEN ? "listener" :
+			   cep->active ? "active" : "passive",
+			   &cep->laddr, &cep->raddr);
+		if (state == SIW2_CEP_RDMA || state == SIW2_CEP_CLOSING)
+			seq_printf(m, " rev %u crc %u p2p %u rtr %s ird %u ord %u caps 0x%x",
+				   cep->conn.rev, cep->conn.crc, cep->conn.p2p,
+				   cep->conn.rtr == SIW2_RTR_WRITE ? "write" :
+				   cep->conn.rtr == SIW2_RTR_READ ? "read" :
+				   "none", cep->conn.ird, cep->conn.ord,
+				   cep->conn.caps);
+		seq_putc(m, '\n');
+	}
+	spin_unlock_bh(&sdev->cep_lock);
+}
+
+/**
+ * siw2_cm_init - create the connection manager's workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int siw2_cm_init(void)
+{
+	siw2_cm_wq = alloc_workqueue("siw2_cm", WQ_UNBOUND, 0);
+	return siw2_cm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * siw2_cm_exit - destroy the workqueue; every device is gone already
+ */
+void siw2_cm_exit(void)
+{
+	destroy_workqueue(siw2_cm_wq);
 }

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw2: the connection endpoint state machine as one table.
+ * siw2: the connection endpoint state machine.
  *
- * Every state in which the endpoint waits for the peer (or, in REQ_RCVD,
- * for the ULP) has a timeout edge (no connection can hang) and reaches
- * CLOSED on reset, protocol error or abort. Only the MPA exchange leads
- * to RDMA mode: a listener never does, and nothing leaves CLOSED. A FIN
- * from the peer in RDMA mode closes at once (CLOSING is only for a close
- * this side started).
+ * One table of transitions: every state in which the endpoint waits for
+ * the peer (or, in REQ_RCVD, for the ULP) has a timeout edge (no
+ * connection can hang) and reaches CLOSED on reset, protocol error or
+ * abort. Only the MPA exchange leads to RDMA mode: a listener never does,
+ * and nothing leaves CLOSED. A FIN from the peer in RDMA mode closes at
+ * once (CLOSING is only for a close this side started).
+ *
+ * How the connection manager handles what is pending for an endpoint
+ * follows from it (siw2_cep_action()): an abort or a timeout is handled
+ * the same way in every state, through that state's own edge; reading and
+ * socket changes go to the one action listed for the state, which may
+ * only take events the state has edges for (siw2_cep_action_events()).
  */
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/errno.h>
 #include <linux/kernel.h>
 
 #include "siw2_cm_fsm.h"
@@ -119,6 +128,153 @@ enum siw2_cep_state siw2_cep_next(enum siw2_cep_state state,
 bool siw2_cep_timed(enum siw2_cep_state state)
 {
 	return siw2_cep_next(state, SIW2_CEV_TIMEOUT) != SIW2_CEP_INVALID;
+}
+
+/**
+ * siw2_cep_input_event - the event an input is by itself
+ * @input: pending input
+ *
+ * Return: SIW2_CEV_ABORT or SIW2_CEV_TIMEOUT for those inputs; for the
+ * others (whose event depends on what the socket holds) and for invalid
+ * values, SIW2_CEV_NUM_EVENTS.
+ */
+enum siw2_cep_event siw2_cep_input_event(enum siw2_cep_input input)
+{
+	switch (input) {
+	case SIW2_CEPI_ABORT:
+		return SIW2_CEV_ABORT;
+	case SIW2_CEPI_TIMEOUT:
+		return SIW2_CEV_TIMEOUT;
+	default:
+		return SIW2_CEV_NUM_EVENTS;
+	}
+}
+
+struct siw2_cep_handler {
+	u8 state;
+	u8 input;
+	u8 action;
+};
+
+#define ON(s, i, a) { SIW2_CEP_##s, SIW2_CEPI_##i, SIW2_CEA_##a }
+
+/*
+ * The inputs that need a look at the socket, and who looks in which state.
+ * A pair not listed is ignored: a listener's state changes, bytes in
+ * REQ_RCVD (they wait for the ULP's decision) or in RDMA mode (the QP
+ * reads them), a second close request.
+ */
+static const struct siw2_cep_handler siw2_cep_handlers[] = {
+	ON(LISTEN, READ, ACCEPT),
+	ON(CONNECTING, STATE, TCP_UP),
+	/* Reading also notices the end of the stream. */
+	ON(AWAIT_REQ, READ, READ_REQ),
+	ON(AWAIT_REQ, STATE, READ_REQ),
+	ON(REQ_RCVD, STATE, WATCH),
+	ON(AWAIT_REP, READ, READ_REP),
+	ON(AWAIT_REP, STATE, READ_REP),
+	ON(AWAIT_RTR, READ, READ_RTR),
+	ON(AWAIT_RTR, STATE, READ_RTR),
+	ON(AWAIT_RRESP, READ, READ_RRESP),
+	ON(AWAIT_RRESP, STATE, READ_RRESP),
+	ON(RDMA, CLOSE, SHUTDOWN),
+	ON(RDMA, STATE, WATCH),
+	ON(CLOSING, READ, FIN_WAIT),
+	ON(CLOSING, STATE, FIN_WAIT),
+};
+
+/**
+ * siw2_cep_action - what to do about a pending input in a state
+ * @state: the endpoint's state
+ * @input: the input
+ *
+ * Abort and timeout are handled alike in every state: SIW2_CEA_FAIL where
+ * the state has an edge for the input's event, else nothing. The other
+ * inputs go to the action the state lists for them.
+ *
+ * Return: the action; SIW2_CEA_NONE for a pair not handled and for
+ * invalid values.
+ */
+enum siw2_cep_action siw2_cep_action(enum siw2_cep_state state,
+				     enum siw2_cep_input input)
+{
+	enum siw2_cep_event ev = siw2_cep_input_event(input);
+	size_t i;
+
+	if (ev != SIW2_CEV_NUM_EVENTS)
+		return siw2_cep_next(state, ev) != SIW2_CEP_INVALID ?
+		       SIW2_CEA_FAIL : SIW2_CEA_NONE;
+	for (i = 0; i < ARRAY_SIZE(siw2_cep_handlers); i++)
+		if (siw2_cep_handlers[i].state == state &&
+		    siw2_cep_handlers[i].input == input)
+			return siw2_cep_handlers[i].action;
+	return SIW2_CEA_NONE;
+}
+
+#define EV(e) BIT(SIW2_CEV_##e)
+
+/*
+ * The events each action may take, from the state it runs in. An action
+ * that reads the socket may also fail: the peer's FIN, a reset, a
+ * malformed or unexpected frame, or the QP gone when RDMA mode begins.
+ */
+static const u32 siw2_cep_action_evs[SIW2_CEA_NUM] = {
+	[SIW2_CEA_FAIL] = EV(ABORT) | EV(TIMEOUT),
+	[SIW2_CEA_TCP_UP] = EV(TCP_UP) | EV(RESET) | EV(TIMEOUT),
+	[SIW2_CEA_READ_REQ] = EV(REQ) | EV(PEER_CLOSE) | EV(RESET) |
+			      EV(PROTO) | EV(ABORT),
+	[SIW2_CEA_READ_REP] = EV(REP) | EV(REP_READ_RTR) | EV(REP_REJECT) |
+			      EV(PEER_CLOSE) | EV(RESET) | EV(PROTO) |
+			      EV(ABORT),
+	[SIW2_CEA_READ_RTR] = EV(RTR) | EV(PEER_CLOSE) | EV(RESET) |
+			      EV(PROTO) | EV(ABORT),
+	[SIW2_CEA_READ_RRESP] = EV(RRESP) | EV(PEER_CLOSE) | EV(RESET) |
+				EV(PROTO) | EV(ABORT),
+	[SIW2_CEA_WATCH] = EV(PEER_CLOSE) | EV(RESET),
+	[SIW2_CEA_FIN_WAIT] = EV(DONE) | EV(PEER_CLOSE) | EV(RESET),
+	[SIW2_CEA_SHUTDOWN] = EV(ULP_CLOSE),
+};
+
+/**
+ * siw2_cep_action_events - the events an action may take
+ * @action: action
+ *
+ * A listener's ACCEPT takes none itself (each connection it takes is a new
+ * endpoint); SIW2_CEA_FAIL takes the input's own event.
+ *
+ * Return: a bit set over enum siw2_cep_event; 0 for invalid values.
+ */
+u32 siw2_cep_action_events(enum siw2_cep_action action)
+{
+	BUILD_BUG_ON(SIW2_CEV_NUM_EVENTS > 32);
+	return action < SIW2_CEA_NUM ? siw2_cep_action_evs[action] : 0;
+}
+
+/**
+ * siw2_cep_fail_status - the IWCM's status for an abort or timeout close
+ * @state: the state the endpoint leaves
+ * @event: SIW2_CEV_ABORT or SIW2_CEV_TIMEOUT
+ *
+ * During connection setup the connection fails: the CONNECT_REPLY (or the
+ * CLOSE after a peer-to-peer accept) carries the reason. A listener, or a
+ * connection in or past RDMA mode, just ends.
+ *
+ * Return: -ETIMEDOUT or -ECONNABORTED during setup, else 0.
+ */
+int siw2_cep_fail_status(enum siw2_cep_state state,
+			 enum siw2_cep_event event)
+{
+	switch (state) {
+	case SIW2_CEP_CONNECTING:
+	case SIW2_CEP_AWAIT_REQ:
+	case SIW2_CEP_REQ_RCVD:
+	case SIW2_CEP_AWAIT_REP:
+	case SIW2_CEP_AWAIT_RTR:
+	case SIW2_CEP_AWAIT_RRESP:
+		return event == SIW2_CEV_TIMEOUT ? -ETIMEDOUT : -ECONNABORTED;
+	default:
+		return 0;
+	}
 }
 
 static const char * const siw2_cep_state_names[SIW2_CEP_NUM_STATES] = {

@@ -1,93 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * siw2: the iw_cm verbs (connect, accept, reject, listen) that start
- * connection endpoints, and the per-device endpoint bookkeeping. The
- * endpoints themselves run in siw2_cm.c; the local MPA policy they follow
- * is in module parameters (siw2_params.h).
+ * siw2: the iw_cm verbs (connect, accept, reject, listen). Each verb
+ * turns the IWCM's arguments and the local MPA policy (module parameters,
+ * siw2_params.h) into one call of the connection manager (siw2_cm.h),
+ * which runs the endpoints; an endpoint is opaque here.
  */
 
 #include <linux/kernel.h>
-#include <linux/net.h>
 #include <linux/nsproxy.h>
-#include <linux/seq_file.h>
-#include <linux/tcp.h>
-#include <net/ipv6.h>
 #include <net/net_namespace.h>
-#include <net/sock.h>
-#include <net/tcp.h>
 #include <rdma/rdma_cm.h>
 
 #include "siw2.h"
-#include "siw2_cep.h"
 #include "siw2_cm.h"
 #include "siw2_mpa.h"
-#include "siw2_trace.h"
 
 /* ---- iw_cm verbs ---- */
 
-static int siw2_addr_len(const struct sockaddr_storage *a)
-{
-	switch (a->ss_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return -EAFNOSUPPORT;
-	}
-}
-
-/* The port field of an AF_INET/AF_INET6 address (siw2_addr_len() checked). */
-static __be16 *siw2_addr_port(struct sockaddr_storage *a)
-{
-	if (a->ss_family == AF_INET)
-		return &((struct sockaddr_in *)a)->sin_port;
-	return &((struct sockaddr_in6 *)a)->sin6_port;
-}
-
-/*
- * rdma_cm picks a connection's port in its own port space, blind to TCP:
- * a plain TCP socket may hold the same port (one in TIME_WAIT that had no
- * SO_REUSEADDR, say).  The wire port is then the kernel's choice, as an
- * iWARP port mapper would make it: the IWCM keeps the ULP's address in
- * local_addr and takes the wire address from CONNECT_REPLY (m_local_addr).
+/**
+ * siw2_caller_net - the network namespace of the task calling the IWCM
+ *
+ * Return: the namespace, or init_net for a task without one.
  */
-static int siw2_bind_active(struct siw2_cep *cep, struct socket *s,
-			    const struct sockaddr_storage *laddr, int alen)
-{
-	struct sockaddr_storage a = *laddr;
-	__be16 *port = siw2_addr_port(&a);
-	int rv;
-
-	rv = kernel_bind(s, (struct sockaddr *)&a, alen);
-	if (rv != -EADDRINUSE || !*port)
-		return rv;
-	trace_siw2_cep_port_busy(cep->id, be16_to_cpu(*port));
-	*port = 0;
-	return kernel_bind(s, (struct sockaddr *)&a, alen);
-}
-
-/* Sockets live in the netdev's namespace, whoever the caller is. */
-static int siw2_sock_create(struct siw2_device *sdev, int family,
-			    struct socket **s)
-{
-	int rv = __sock_create(dev_net(sdev->netdev), family, SOCK_STREAM,
-			       IPPROTO_TCP, s, 0);
-
-	if (rv)
-		return rv;
-	/* Ports held in TIME_WAIT must not block the next connection. */
-	sock_set_reuseaddr((*s)->sk);
-	return 0;
-}
-
-/* The network namespace of the task calling into the IWCM. */
 static struct net *siw2_caller_net(void)
 {
 	return current->nsproxy ? current->nsproxy->net_ns : &init_net;
 }
 
-/*
+/**
+ * siw2_listener_net - the network namespace a listening ULP lives in
+ * @id: the listening cm_id
+ * @alen: length of its address
+ *
  * The namespace of the rdma_cm id behind a listening iw_cm_id: rdma_cm
  * (cma_iw_listen) passes its rdma_id_private, which begins with the
  * rdma_cm_id, as context. When rdma_cm extends a wildcard listen to a new
@@ -95,6 +39,8 @@ static struct net *siw2_caller_net(void)
  * the caller's namespace would be wrong. rdma_cm is the only user of
  * iw_cm in the kernel; the source address it copied into the iw_cm_id
  * confirms the context is its id before the namespace is trusted.
+ *
+ * Return: the rdma_cm id's namespace, else the caller's.
  */
 static struct net *siw2_listener_net(struct iw_cm_id *id, int alen)
 {
@@ -106,25 +52,24 @@ static struct net *siw2_listener_net(struct iw_cm_id *id, int alen)
 	return siw2_caller_net();
 }
 
-static struct siw2_qp *siw2_qp_lookup(struct siw2_device *sdev, u32 qpn)
+/**
+ * siw2_iw_offer - what a Request and a Reply take from the IWCM and policy
+ * @param: the ULP's QP, IRD/ORD and private data
+ * @offer: filled in: those, the capability bits advertised and the RTR
+ *	forms offered or accepted (module parameters)
+ */
+static void siw2_iw_offer(const struct iw_cm_conn_param *param,
+			  struct siw2_cm_offer *offer)
 {
-	struct ib_qp *ibqp = siw2_iw_get_qp(&sdev->ibdev, qpn);
-
-	return ibqp ? to_siw2_qp(ibqp) : NULL;
-}
-
-static int siw2_check_conn_param(const struct iw_cm_conn_param *p,
-				 bool enhanced)
-{
-	if (p->private_data_len > SIW2_PD_WIRE_LINUX -
-				  (enhanced ? sizeof(struct siw2_mpa_v2) : 0) ||
-	    p->private_data_len > SIW2_PD_ULP_RCV_MAX)
-		return -EINVAL;
-	if (p->private_data_len && !p->private_data)
-		return -EINVAL;
-	if (p->ird > SIW2_MAX_IRD || p->ord > SIW2_MAX_ORD)
-		return -EINVAL;
-	return 0;
+	*offer = (struct siw2_cm_offer) {
+		.qpn = param->qpn,
+		.ird = param->ird,
+		.ord = param->ord,
+		.pd = param->private_data,
+		.pd_len = param->private_data_len,
+		.caps = READ_ONCE(siw2_mpa_caps),
+		.rtr_forms = READ_ONCE(siw2_rtr_forms),
+	};
 }
 
 /**
@@ -132,6 +77,8 @@ static int siw2_check_conn_param(const struct iw_cm_conn_param *p,
  * @id: the connecting cm_id; m_local_addr and m_remote_addr are used
  * @param: private data, IRD/ORD and the QP number
  *
+ * The Request follows the module parameters: revision, CRC, and for Rev 2
+ * peer-to-peer mode with its RTR forms and the capability bits.
  * Returns once the TCP handshake is under way; the outcome arrives as one
  * IW_CM_EVENT_CONNECT_REPLY.
  *
@@ -140,119 +87,20 @@ static int siw2_check_conn_param(const struct iw_cm_conn_param *p,
  */
 int siw2_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct siw2_device *sdev = to_siw2_dev(id->device);
-	struct siw2_mpa_frame *req;
-	struct siw2_cep *cep;
-	struct siw2_qp *qp;
-	struct socket *s;
-	int alen, rv, len;
-	u8 rev = READ_ONCE(siw2_mpa_rev);
+	struct siw2_cm_offer offer;
 
-	alen = siw2_addr_len(&id->m_local_addr);
-	if (alen < 0 || id->m_remote_addr.ss_family != id->m_local_addr.ss_family)
-		return -EAFNOSUPPORT;
-	rv = siw2_check_conn_param(param, rev == SIW2_MPA_REV2);
-	if (rv)
-		return rv;
-	qp = siw2_qp_lookup(sdev, param->qpn);
-	if (!qp)
-		return -EINVAL;
-
-	cep = siw2_cep_alloc(sdev);
-	if (!cep)
-		return -ENOMEM;
-	rv = siw2_sock_create(sdev, id->m_local_addr.ss_family, &s);
-	if (rv)
-		goto err_cep;
-	if (id->m_local_addr.ss_family == AF_INET6 && id->afonly)
-		ip6_sock_set_v6only(s->sk);
-	tcp_sock_set_nodelay(s->sk);
-	rv = siw2_bind_active(cep, s, &id->m_local_addr, alen);
-	if (rv)
-		goto err_sock;
-
-	mutex_lock(&cep->lock);
-	cep->active = true;
-	cep->laddr = id->m_local_addr;
-	cep->raddr = id->m_remote_addr;
-
-	/* The Request, built now so private data need not be kept. */
-	req = &cep->req;
-	req->kind = SIW2_MPA_REQUEST;
-	req->rev = rev;
-	req->crc = READ_ONCE(siw2_mpa_crc) == SIW2_CRC_REQUIRED;
-	if (rev == SIW2_MPA_REV2) {
-		req->enhanced = true;
-		req->caps = READ_ONCE(siw2_mpa_caps);
-		req->p2p = READ_ONCE(siw2_peer_to_peer);
-		req->rtr = req->p2p ? READ_ONCE(siw2_rtr_forms) : 0;
-	}
-	/* Rev 1 carries no IRD/ORD: the ULP's values then stand. */
-	req->ird = param->ird;
-	req->ord = param->ord;
-	req->pd = param->private_data;
-	req->pd_len = param->private_data_len;
-	len = siw2_mpa_encode(req, cep->req_buf, sizeof(cep->req_buf));
-	req->pd = NULL;
-	if (len < 0) {
-		rv = len;
-		goto err_unlock;
-	}
-	cep->crc_sent = req->crc;
-
-	rv = siw2_qp_attach_cep(qp, cep);
-	if (rv)
-		goto err_unlock;
-	siw2_qp_get(qp);
-	cep->qp = qp;
-	id->add_ref(id);
-	cep->cm_id = id;
-	siw2_cep_step(cep, SIW2_CEV_CONNECT);
-	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
-
-	rv = kernel_connect(s, (struct sockaddr *)&id->m_remote_addr, alen,
-			    O_NONBLOCK);
-	if (rv && rv != -EINPROGRESS) {
-		/* A failed verb reports no events. */
-		siw2_cep_drop_cm_id(cep);
-		siw2_cep_close(cep, SIW2_CEV_ABORT, rv, NULL);
-		mutex_unlock(&cep->lock);
-		siw2_cep_put(cep);
-		return rv;
-	}
-	mutex_unlock(&cep->lock);
-	siw2_cep_kick(cep, SIW2_CEPF_STATE);
-	siw2_cep_put(cep);
-	return 0;
-
-err_unlock:
-	mutex_unlock(&cep->lock);
-err_sock:
-	sock_release(s);
-err_cep:
-	siw2_cep_put(cep);
-	return rv;
-}
-
-/* Take the provider_data reference the IWCM held; NULL if already taken. */
-static struct siw2_cep *siw2_cep_from_id(struct iw_cm_id *id)
-{
-	struct siw2_cep *cep = id->provider_data;
-
-	if (!cep)
-		return NULL;
-	mutex_lock(&cep->lock);
-	if (!cep->ulp_ref) {
-		mutex_unlock(&cep->lock);
-		return NULL;
-	}
-	cep->ulp_ref = false;
-	return cep;
+	siw2_iw_offer(param, &offer);
+	offer.rev = READ_ONCE(siw2_mpa_rev);
+	offer.crc = READ_ONCE(siw2_mpa_crc) == SIW2_CRC_REQUIRED;
+	offer.p2p = READ_ONCE(siw2_peer_to_peer);
+	return siw2_cm_connect(id, &id->m_local_addr, &id->m_remote_addr,
+			       id->afonly, &offer);
 }
 
 /**
  * siw2_iw_accept - accept a connection request (IWCM accept verb)
- * @id: the cm_id the IWCM created for the request
+ * @id: the cm_id the IWCM created for the request; its provider_data is
+ *	the endpoint that reported the request
  * @param: private data, IRD/ORD and the QP number
  *
  * Sends the MPA Reply. Without peer-to-peer the connection is established
@@ -264,74 +112,10 @@ static struct siw2_cep *siw2_cep_from_id(struct iw_cm_id *id)
  */
 int siw2_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct siw2_device *sdev = to_siw2_dev(id->device);
-	struct siw2_cep *cep = siw2_cep_from_id(id);
-	struct siw2_mpa_frame rep;
-	struct siw2_mpa_conn conn;
-	u8 buf[SIW2_MPA_FRAME_MAX];
-	struct siw2_qp *qp;
-	bool crc;
-	int rv, len;
+	struct siw2_cm_offer offer;
 
-	if (!cep)
-		return -EINVAL;
-	if (cep->state != SIW2_CEP_REQ_RCVD) {
-		rv = -ECONNRESET;
-		goto out;
-	}
-	rv = siw2_check_conn_param(param, cep->req.enhanced);
-	qp = rv ? NULL : siw2_qp_lookup(sdev, param->qpn);
-	if (!qp) {
-		rv = -EINVAL;
-		goto refuse;
-	}
-	rv = siw2_mpa_respond(&cep->req, param->ird, param->ord,
-			      siw2_dev_max_ird(), READ_ONCE(siw2_mpa_caps),
-			      READ_ONCE(siw2_rtr_forms), &rep, &conn);
-	if (rv)
-		goto refuse;
-	crc = cep->conn.crc;
-	rep.crc = crc;
-	rep.pd = param->private_data;
-	rep.pd_len = param->private_data_len;
-	len = siw2_mpa_encode(&rep, buf, sizeof(buf));
-	if (len < 0) {
-		rv = -EINVAL;
-		goto refuse;
-	}
-	rv = siw2_qp_attach_cep(qp, cep);
-	if (rv)
-		goto refuse;
-	conn.crc = crc;
-	cep->conn = conn;
-	siw2_qp_get(qp);
-	cep->qp = qp;
-	rv = siw2_cep_send(cep, buf, len);
-	if (rv) {
-		siw2_cep_close(cep, SIW2_CEV_RESET, rv, NULL);
-		rv = -ECONNRESET;
-		goto out;
-	}
-	id->add_ref(id);
-	cep->cm_id = id;
-	if (conn.p2p && conn.rtr) {
-		/* MPA2-P2P: nothing is sent before the RTR arrives. */
-		siw2_cep_step(cep, SIW2_CEV_ULP_ACCEPT_P2P);
-		siw2_cep_kick(cep, SIW2_CEPF_READ);
-	} else if (!siw2_cep_rdma_mode(cep, SIW2_CEV_ULP_ACCEPT)) {
-		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
-	}
-	rv = 0;
-	goto out;
-
-refuse:
-	/* The ULP's accept cannot be honoured: the peer gets a reject. */
-	siw2_cep_send_reject(cep, NULL, 0);
-	siw2_cep_close(cep, SIW2_CEV_PROTO, rv, NULL);
-out:
-	mutex_unlock(&cep->lock);
-	siw2_cep_put(cep);
-	return rv;
+	siw2_iw_offer(param, &offer);
+	return siw2_cm_accept(id->provider_data, id, &offer);
 }
 
 /**
@@ -345,31 +129,7 @@ out:
  */
 int siw2_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 {
-	struct siw2_cep *cep = id->provider_data;
-	int rv = 0;
-
-	if (!cep)
-		return -EINVAL;
-	mutex_lock(&cep->lock);
-	if (!cep->ulp_ref) {
-		mutex_unlock(&cep->lock);
-		return -EINVAL;
-	}
-	if (pd_len > SIW2_PD_WIRE_LINUX -
-		     (cep->req.enhanced ? sizeof(struct siw2_mpa_v2) : 0)) {
-		mutex_unlock(&cep->lock);
-		return -EINVAL;
-	}
-	cep->ulp_ref = false;
-	if (cep->state == SIW2_CEP_REQ_RCVD) {
-		siw2_cep_send_reject(cep, pdata, pd_len);
-		siw2_cep_step(cep, SIW2_CEV_ULP_REJECT);
-		siw2_cep_closed(cep, SIW2_CEP_REQ_RCVD, SIW2_CEV_ULP_REJECT, 0,
-				NULL);
-	}
-	mutex_unlock(&cep->lock);
-	siw2_cep_put(cep);
-	return rv;
+	return siw2_cm_reject(id->provider_data, pdata, pd_len);
 }
 
 /**
@@ -379,7 +139,7 @@ int siw2_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
  *
  * A wildcard address listens on this device's netdev only, so several
  * devices in one namespace can listen on the same port, and only when the
- * device is in the caller's network namespace.
+ * device is in the listening ULP's network namespace.
  *
  * Return: 0, -EAFNOSUPPORT, -ENOMEM, or the socket layer's error.
  */
@@ -388,66 +148,26 @@ int siw2_iw_create_listen(struct iw_cm_id *id, int backlog)
 	struct siw2_device *sdev = to_siw2_dev(id->device);
 	struct sockaddr_storage *a = &id->m_local_addr;
 	struct siw2_cep *cep;
-	struct socket *s;
-	bool any;
-	int alen, rv;
+	bool dormant = false;
+	int alen;
 
-	alen = siw2_addr_len(a);
+	alen = siw2_cm_addr_len(a);
 	if (alen < 0)
 		return alen;
-	if (a->ss_family == AF_INET)
-		any = ((struct sockaddr_in *)a)->sin_addr.s_addr == INADDR_ANY;
-	else
-		any = ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
-	cep = siw2_cep_alloc(sdev);
-	if (!cep)
-		return -ENOMEM;
 	/*
 	 * rdma_cm extends a wildcard listen to every device. Connections
 	 * reaching a device in another network namespace are not meant for
 	 * the caller, and a socket there would take the port from that
 	 * namespace's own listeners: such a listener stays dormant.
 	 */
-	if (any && !net_eq(dev_net(sdev->netdev), siw2_listener_net(id, alen))) {
-		mutex_lock(&cep->lock);
-		cep->laddr = *a;
-		id->add_ref(id);
-		cep->cm_id = id;
-		id->provider_data = cep;
-		siw2_cep_step(cep, SIW2_CEV_LISTEN);
-		mutex_unlock(&cep->lock);
-		return 0;
-	}
-	rv = siw2_sock_create(sdev, a->ss_family, &s);
-	if (rv)
-		goto err_cep;
-	if (a->ss_family == AF_INET6 && id->afonly)
-		ip6_sock_set_v6only(s->sk);
-	if (any)
-		s->sk->sk_bound_dev_if = sdev->netdev->ifindex;
-	rv = kernel_bind(s, (struct sockaddr *)a, alen);
-	if (!rv)
-		rv = kernel_listen(s, backlog);
-	if (rv)
-		goto err_sock;
-
-	mutex_lock(&cep->lock);
-	cep->laddr = *a;
-	id->add_ref(id);
-	cep->cm_id = id;
+	if (siw2_cm_addr_any(a))
+		dormant = !net_eq(dev_net(sdev->netdev),
+				  siw2_listener_net(id, alen));
+	cep = siw2_cm_listen(id, a, id->afonly, backlog, dormant);
+	if (IS_ERR(cep))
+		return PTR_ERR(cep);
 	id->provider_data = cep;
-	siw2_cep_step(cep, SIW2_CEV_LISTEN);
-	siw2_sk_attach(cep, s, s->sk->sk_data_ready, s->sk->sk_state_change);
-	mutex_unlock(&cep->lock);
-	/* Connections may have queued before the callbacks were in place. */
-	siw2_cep_kick(cep, SIW2_CEPF_READ);
 	return 0;
-
-err_sock:
-	sock_release(s);
-err_cep:
-	siw2_cep_put(cep);
-	return rv;
 }
 
 /**
@@ -465,120 +185,7 @@ int siw2_iw_destroy_listen(struct iw_cm_id *id)
 
 	if (!cep)
 		return -EINVAL;
-	mutex_lock(&cep->lock);
-	siw2_cep_close(cep, SIW2_CEV_ABORT, 0, NULL);
-	mutex_unlock(&cep->lock);
+	siw2_cm_unlisten(cep);
 	id->provider_data = NULL;
-	/* The listener's own reference, from siw2_cep_alloc(). */
-	siw2_cep_put(cep);
 	return 0;
-}
-
-/* ---- device and module ---- */
-
-/**
- * siw2_cm_dev_init - set up a device's endpoint list
- * @sdev: device being allocated
- */
-void siw2_cm_dev_init(struct siw2_device *sdev)
-{
-	spin_lock_init(&sdev->cep_lock);
-	INIT_LIST_HEAD(&sdev->cep_list);
-	init_waitqueue_head(&sdev->cep_wait);
-}
-
-/**
- * siw2_cm_dev_drain - end every endpoint of a device being released
- * @sdev: device; the RDMA core has no users of it left
- *
- * With no cm_ids left, an endpoint the IWCM was given but never accepted
- * or rejected (its CONNECT_REQUEST was dropped) can only be freed here.
- * Everything else is closed and waited for.
- */
-void siw2_cm_dev_drain(struct siw2_device *sdev)
-{
-	unsigned long deadline = jiffies +
-		2 * msecs_to_jiffies(READ_ONCE(siw2_mpa_timeout_ms)) + HZ;
-	struct siw2_cep *cep, *found;
-
-	while (!list_empty(&sdev->cep_list)) {
-		found = NULL;
-		spin_lock_bh(&sdev->cep_lock);
-		list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
-			if (kref_get_unless_zero(&cep->ref)) {
-				found = cep;
-				break;
-			}
-		}
-		spin_unlock_bh(&sdev->cep_lock);
-		if (found) {
-			mutex_lock(&found->lock);
-			if (found->ulp_ref) {
-				found->ulp_ref = false;
-				siw2_cep_put(found);
-			}
-			siw2_cep_close(found, SIW2_CEV_ABORT, 0, NULL);
-			mutex_unlock(&found->lock);
-			siw2_cep_put(found);
-		}
-		/* Let queued work drop its references, then look again. */
-		flush_workqueue(siw2_cm_wq);
-		wait_event_timeout(sdev->cep_wait, list_empty(&sdev->cep_list),
-				   HZ / 10);
-		if (WARN_ONCE(time_after(jiffies, deadline),
-			      "siw2: connection endpoints outlive their device\n"))
-			break;
-	}
-}
-
-/**
- * siw2_cm_show - list a device's endpoints (debugfs "connections")
- * @m: output
- * @sdev: device
- *
- * One line per endpoint: id, state, role, addresses, and for connections
- * what the MPA exchange settled.
- */
-void siw2_cm_show(struct seq_file *m, struct siw2_device *sdev)
-{
-	struct siw2_cep *cep;
-
-	spin_lock_bh(&sdev->cep_lock);
-	list_for_each_entry(cep, &sdev->cep_list, dev_entry) {
-		enum siw2_cep_state state = READ_ONCE(cep->state);
-
-		seq_printf(m, "cep %u %s %s local %pISpc remote %pISpc",
-			   cep->id, siw2_cep_state_name(state),
-			   state == SIW2_CEP_LISTEN ? "listener" :
-			   cep->active ? "active" : "passive",
-			   &cep->laddr, &cep->raddr);
-		if (state == SIW2_CEP_RDMA || state == SIW2_CEP_CLOSING)
-			seq_printf(m, " rev %u crc %u p2p %u rtr %s ird %u ord %u caps 0x%x",
-				   cep->conn.rev, cep->conn.crc, cep->conn.p2p,
-				   cep->conn.rtr == SIW2_RTR_WRITE ? "write" :
-				   cep->conn.rtr == SIW2_RTR_READ ? "read" :
-				   "none", cep->conn.ird, cep->conn.ord,
-				   cep->conn.caps);
-		seq_putc(m, '\n');
-	}
-	spin_unlock_bh(&sdev->cep_lock);
-}
-
-/**
- * siw2_cm_init - create the connection manager's workqueue
- *
- * Return: 0 or -ENOMEM.
- */
-int siw2_cm_init(void)
-{
-	siw2_cm_wq = alloc_workqueue("siw2_cm", WQ_UNBOUND, 0);
-	return siw2_cm_wq ? 0 : -ENOMEM;
-}
-
-/**
- * siw2_cm_exit - destroy the workqueue; every device is gone already
- */
-void siw2_cm_exit(void)
-{
-	destroy_workqueue(siw2_cm_wq);
 }

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit suite for the siw2 connection endpoint state machine
- * (drivers/siw2/siw2_cm_fsm.c).
+ * (drivers/siw2/siw2_cm_fsm.c): the transition table, and the dispatch of
+ * pending inputs (abort, read, close, socket state, timeout) to actions.
  *
  * Requirement IDs refer to ../shared/specs/DIGEST.md (§2.1 MPA2-*, §3.1
  * BASE-MPA-*, §3.3 BASE-RDMAP-*). The expected transition table below is
  * written out edge by edge from the connection sequence of DIGEST §2.1.4
  * and the state/event contract of siw2_cm_fsm.h; it does not reuse the
  * driver's table or macros, and no expected value is computed with the
- * code under test.
+ * code under test. The expected dispatch (which action each input calls
+ * for in each state, which events each action may take, what the IWCM
+ * hears on an abort or a timeout) is written out the same way; only
+ * actions_take_only_table_edges checks the driver's tables against each
+ * other.
  */
 
 #include <kunit/test.h>
 #include <linux/bits.h>
 #include <linux/bitops.h>
+#include <linux/errno.h>
 #include <linux/string.h>
 
 #include "siw2_cm_fsm.h"
@@ -21,9 +27,13 @@
 /* The enums as this suite knows them: a new state or event needs a row. */
 #define N_STATES 11
 #define N_EVENTS 20
+#define N_INPUTS 5
+#define N_ACTIONS 11
 
 #define ST(x) SIW2_CEP_##x
 #define EV(x) SIW2_CEV_##x
+#define IN(x) SIW2_CEPI_##x
+#define ACT(x) SIW2_CEA_##x
 #define INVALID SIW2_CEP_INVALID
 
 /* Printable names, written out; also the expected siw2_cep_*_name(). */
@@ -64,6 +74,28 @@ static const char * const ev_name[N_EVENTS] = {
 	[EV(TIMEOUT)] = "timeout",
 };
 
+static const char * const in_name[N_INPUTS] = {
+	[IN(ABORT)] = "abort",
+	[IN(READ)] = "read",
+	[IN(CLOSE)] = "close",
+	[IN(STATE)] = "state",
+	[IN(TIMEOUT)] = "timeout",
+};
+
+static const char * const act_name[N_ACTIONS] = {
+	[ACT(NONE)] = "none",
+	[ACT(FAIL)] = "fail",
+	[ACT(ACCEPT)] = "accept",
+	[ACT(TCP_UP)] = "tcp_up",
+	[ACT(READ_REQ)] = "read_req",
+	[ACT(READ_REP)] = "read_rep",
+	[ACT(READ_RTR)] = "read_rtr",
+	[ACT(READ_RRESP)] = "read_rresp",
+	[ACT(WATCH)] = "watch",
+	[ACT(FIN_WAIT)] = "fin_wait",
+	[ACT(SHUTDOWN)] = "shutdown",
+};
+
 static const char *sn(unsigned int s)
 {
 	return s < N_STATES ? st_name[s] : "(out of range)";
@@ -72,6 +104,16 @@ static const char *sn(unsigned int s)
 static const char *en(unsigned int e)
 {
 	return e < N_EVENTS ? ev_name[e] : "(out of range)";
+}
+
+static const char *inn(unsigned int i)
+{
+	return i < N_INPUTS ? in_name[i] : "(out of range)";
+}
+
+static const char *an(unsigned int a)
+{
+	return a < N_ACTIONS ? act_name[a] : "(out of range)";
 }
 
 struct edge {
@@ -172,6 +214,90 @@ static enum siw2_cep_state spec_next(unsigned int s, unsigned int e)
 	return INVALID;
 }
 
+/*
+ * Who looks at the socket for the inputs that need it (read, close,
+ * socket state), one pair per line; every pair not listed is ignored.
+ */
+struct handler {
+	enum siw2_cep_state state;
+	enum siw2_cep_input in;
+	enum siw2_cep_action action;
+};
+
+/* Pasted at once: READ is a macro of the kernel's own. */
+#define H(s, i, a) { SIW2_CEP_##s, SIW2_CEPI_##i, SIW2_CEA_##a }
+
+static const struct handler handlers_spec[] = {
+	/* A listener takes connections; its socket's state means nothing. */
+	H(LISTEN, READ, ACCEPT),
+	/* Active: the handshake ends in a state change (BASE-MPA-11) */
+	H(CONNECTING, STATE, TCP_UP),
+	/* Reading a frame also notices the peer's FIN or a reset. */
+	H(AWAIT_REQ, READ, READ_REQ),
+	H(AWAIT_REQ, STATE, READ_REQ),
+	/* The ULP decides; the peer's bytes wait, its FIN or RST does not. */
+	H(REQ_RCVD, STATE, WATCH),
+	H(AWAIT_REP, READ, READ_REP),
+	H(AWAIT_REP, STATE, READ_REP),
+	/* The RTR (MPA2-P2P-15) and the Read RTR's Response (MPA2-P2P-13) */
+	H(AWAIT_RTR, READ, READ_RTR),
+	H(AWAIT_RTR, STATE, READ_RTR),
+	H(AWAIT_RRESP, READ, READ_RRESP),
+	H(AWAIT_RRESP, STATE, READ_RRESP),
+	/* RDMA mode: the QP reads the stream; the QP's close sends a FIN. */
+	H(RDMA, CLOSE, SHUTDOWN),
+	H(RDMA, STATE, WATCH),
+	H(CLOSING, READ, FIN_WAIT),
+	H(CLOSING, STATE, FIN_WAIT),
+};
+
+#define N_HANDLERS 15
+
+/*
+ * The expected action: abort and timeout close through the state's own
+ * edge for them (as listed in spec[]) in every state alike; the other
+ * inputs as handlers_spec[] lists.
+ */
+static enum siw2_cep_action spec_action(unsigned int s, unsigned int in)
+{
+	size_t i;
+
+	if (in == IN(ABORT))
+		return spec_next(s, EV(ABORT)) != INVALID ? ACT(FAIL) : ACT(NONE);
+	if (in == IN(TIMEOUT))
+		return spec_next(s, EV(TIMEOUT)) != INVALID ? ACT(FAIL) : ACT(NONE);
+	for (i = 0; i < ARRAY_SIZE(handlers_spec); i++)
+		if (handlers_spec[i].state == s && handlers_spec[i].in == in)
+			return handlers_spec[i].action;
+	return ACT(NONE);
+}
+
+#define EVB(x) BIT(EV(x))
+
+/*
+ * The events each action may take, written out from what it does: reading
+ * a frame may meet the peer's FIN, a reset or a malformed frame, and the
+ * QP may be gone when RDMA mode begins (abort); a failed handshake is a
+ * reset or a TCP timeout. A listener's accept steps only the new endpoints.
+ */
+static const u32 action_events_spec[N_ACTIONS] = {
+	[ACT(NONE)] = 0,
+	[ACT(FAIL)] = EVB(ABORT) | EVB(TIMEOUT),
+	[ACT(ACCEPT)] = 0,
+	[ACT(TCP_UP)] = EVB(TCP_UP) | EVB(RESET) | EVB(TIMEOUT),
+	[ACT(READ_REQ)] = EVB(REQ) | EVB(PEER_CLOSE) | EVB(RESET) | EVB(PROTO) |
+			  EVB(ABORT),
+	[ACT(READ_REP)] = EVB(REP) | EVB(REP_READ_RTR) | EVB(REP_REJECT) |
+			  EVB(PEER_CLOSE) | EVB(RESET) | EVB(PROTO) | EVB(ABORT),
+	[ACT(READ_RTR)] = EVB(RTR) | EVB(PEER_CLOSE) | EVB(RESET) | EVB(PROTO) |
+			  EVB(ABORT),
+	[ACT(READ_RRESP)] = EVB(RRESP) | EVB(PEER_CLOSE) | EVB(RESET) |
+			    EVB(PROTO) | EVB(ABORT),
+	[ACT(WATCH)] = EVB(PEER_CLOSE) | EVB(RESET),
+	[ACT(FIN_WAIT)] = EVB(DONE) | EVB(PEER_CLOSE) | EVB(RESET),
+	[ACT(SHUTDOWN)] = EVB(ULP_CLOSE),
+};
+
 /* The states that wait on the peer (or the ULP) under a timeout. */
 static const enum siw2_cep_state timed[] = {
 	ST(CONNECTING), ST(AWAIT_REQ), ST(REQ_RCVD), ST(AWAIT_REP),
@@ -202,6 +328,23 @@ static void spec_table_self_check(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, SIW2_CEP_INVALID, SIW2_CEP_NUM_STATES);
 	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(spec), N_EDGES);
 	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(timed) + ARRAY_SIZE(untimed), N_STATES);
+	KUNIT_ASSERT_EQ(test, SIW2_CEPI_NUM, N_INPUTS);
+	KUNIT_ASSERT_EQ(test, SIW2_CEA_NUM, N_ACTIONS);
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(handlers_spec), N_HANDLERS);
+
+	for (i = 0; i < ARRAY_SIZE(handlers_spec); i++) {
+		const struct handler *h = &handlers_spec[i];
+
+		/* Abort and timeout have no per-state row. */
+		KUNIT_EXPECT_NE(test, h->in, IN(ABORT));
+		KUNIT_EXPECT_NE(test, h->in, IN(TIMEOUT));
+		KUNIT_EXPECT_NE(test, h->action, ACT(NONE));
+		KUNIT_EXPECT_NE(test, h->action, ACT(FAIL));
+		for (j = i + 1; j < ARRAY_SIZE(handlers_spec); j++)
+			KUNIT_EXPECT_FALSE_MSG(test, h->state == handlers_spec[j].state &&
+					       h->in == handlers_spec[j].in,
+					       "handler rows %zu and %zu: same pair", i, j);
+	}
 
 	for (i = 0; i < ARRAY_SIZE(spec); i++) {
 		KUNIT_EXPECT_LT(test, spec[i].from, N_STATES);
@@ -516,6 +659,187 @@ static void rdma_entered_only_after_mpa(struct kunit *test)
 			ST(AWAIT_RTR));
 }
 
+/*
+ * siw2_cep_action() for one state against every input (and out-of-range
+ * inputs): exactly the expected action, SIW2_CEA_NONE for the rest.
+ */
+static void dispatch_table_exhaustive(struct kunit *test)
+{
+	unsigned int s = *(const unsigned int *)test->param_value;
+	unsigned int i;
+
+	for (i = 0; i <= N_INPUTS + 1; i++) {
+		unsigned int in = i <= N_INPUTS ? i : 255;
+		enum siw2_cep_action exp = spec_action(s, in);
+
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_action(s, in), exp,
+				    "%s on %s: expected %s", sn(s), inn(in), an(exp));
+	}
+	if (s >= N_STATES)
+		for (i = 0; i < N_INPUTS; i++)
+			KUNIT_EXPECT_EQ(test, siw2_cep_action(s, i), ACT(NONE));
+}
+
+/*
+ * Abort and timeout are handled in one place: in every state the input is
+ * its own event and closes through the state's edge for it, whatever the
+ * state. Every live state can be aborted (QP to ERR, destroy, unlisten);
+ * exactly the timed states time out; no other input fails an endpoint
+ * without a look at the socket.
+ */
+static void abort_timeout_handled_alike(struct kunit *test)
+{
+	static const unsigned int bad_inputs[] = {
+		N_INPUTS, N_INPUTS + 1, 255, 0x7fffffff, 0xffffffff,
+	};
+	unsigned int s, in;
+	size_t i;
+
+	KUNIT_EXPECT_EQ(test, siw2_cep_input_event(IN(ABORT)), EV(ABORT));
+	KUNIT_EXPECT_EQ(test, siw2_cep_input_event(IN(TIMEOUT)), EV(TIMEOUT));
+	KUNIT_EXPECT_EQ(test, siw2_cep_input_event(IN(READ)), SIW2_CEV_NUM_EVENTS);
+	KUNIT_EXPECT_EQ(test, siw2_cep_input_event(IN(CLOSE)), SIW2_CEV_NUM_EVENTS);
+	KUNIT_EXPECT_EQ(test, siw2_cep_input_event(IN(STATE)), SIW2_CEV_NUM_EVENTS);
+	for (i = 0; i < ARRAY_SIZE(bad_inputs); i++)
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_input_event(bad_inputs[i]),
+				    SIW2_CEV_NUM_EVENTS, "input %u", bad_inputs[i]);
+
+	for (s = 0; s < N_STATES; s++) {
+		bool timed_s = in_list(timed, ARRAY_SIZE(timed), s);
+
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_action(s, IN(ABORT)),
+				    s == ST(CLOSED) ? ACT(NONE) : ACT(FAIL),
+				    "%s on abort", sn(s));
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_action(s, IN(TIMEOUT)),
+				    timed_s ? ACT(FAIL) : ACT(NONE),
+				    "%s on timeout", sn(s));
+		for (in = 0; in < N_INPUTS; in++) {
+			if (in == IN(ABORT) || in == IN(TIMEOUT))
+				continue;
+			KUNIT_EXPECT_NE_MSG(test, siw2_cep_action(s, in), ACT(FAIL),
+					    "%s on %s", sn(s), inn(in));
+		}
+	}
+	/* RDMA mode and a listener have no step timer: a stale timeout is nothing. */
+	KUNIT_EXPECT_EQ(test, siw2_cep_action(ST(RDMA), IN(TIMEOUT)), ACT(NONE));
+	KUNIT_EXPECT_EQ(test, siw2_cep_action(ST(LISTEN), IN(TIMEOUT)), ACT(NONE));
+}
+
+/* The events each action may take, as written out above. */
+static void action_events(struct kunit *test)
+{
+	static const unsigned int bad_actions[] = {
+		N_ACTIONS, N_ACTIONS + 1, 255, 0x7fffffff, 0xffffffff,
+	};
+	unsigned int a;
+	size_t i;
+
+	for (a = 0; a < N_ACTIONS; a++)
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_action_events(a), action_events_spec[a],
+				    "action %s", an(a));
+	for (i = 0; i < ARRAY_SIZE(bad_actions); i++)
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_action_events(bad_actions[i]), 0,
+				    "action %u", bad_actions[i]);
+}
+
+/*
+ * The join of the two tables: wherever siw2_cep_action() sends an input,
+ * every event its action may take has an edge out of that state (in the
+ * driver's table and in spec[]), and a failing input's own event leads to
+ * CLOSED. A handler that stepped an event its state does not accept would
+ * leave the endpoint where it was.
+ */
+static void actions_take_only_table_edges(struct kunit *test)
+{
+	unsigned int s, in, e, used = 0;
+
+	for (s = 0; s < N_STATES; s++) {
+		for (in = 0; in < N_INPUTS; in++) {
+			enum siw2_cep_action a = siw2_cep_action(s, in);
+			u32 evs = siw2_cep_action_events(a);
+
+			KUNIT_ASSERT_LT(test, a, N_ACTIONS);
+			used |= BIT(a);
+			if (a == ACT(FAIL)) {
+				e = siw2_cep_input_event(in);
+				KUNIT_EXPECT_EQ_MSG(test, siw2_cep_next(s, e), ST(CLOSED),
+						    "%s on %s", sn(s), inn(in));
+				KUNIT_EXPECT_TRUE(test, evs & BIT(e));
+				continue;
+			}
+			for (e = 0; e < N_EVENTS; e++) {
+				if (!(evs & BIT(e)))
+					continue;
+				KUNIT_EXPECT_NE_MSG(test, siw2_cep_next(s, e), INVALID,
+						    "%s on %s: %s takes %s", sn(s), inn(in),
+						    an(a), en(e));
+				KUNIT_EXPECT_NE_MSG(test, spec_next(s, e), INVALID,
+						    "spec: %s --%s-->", sn(s), en(e));
+			}
+		}
+	}
+	/* Every action is found somewhere: none is dead. */
+	KUNIT_EXPECT_EQ(test, used, (u32)GENMASK(N_ACTIONS - 1, 0));
+}
+
+/*
+ * A state that waits on the peer notices a socket state change (FIN, RST)
+ * and, where it waits for a frame, its bytes; the ULP's decision and RDMA
+ * mode leave the bytes alone (the ULP decides first; the QP reads them).
+ */
+static void waiting_states_watch_the_socket(struct kunit *test)
+{
+	static const enum siw2_cep_state reading[] = {
+		ST(AWAIT_REQ), ST(AWAIT_REP), ST(AWAIT_RTR), ST(AWAIT_RRESP),
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(timed); i++)
+		KUNIT_EXPECT_NE_MSG(test, siw2_cep_action(timed[i], IN(STATE)), ACT(NONE),
+				    "%s ignores the socket", sn(timed[i]));
+	KUNIT_EXPECT_NE(test, siw2_cep_action(ST(RDMA), IN(STATE)), ACT(NONE));
+	for (i = 0; i < ARRAY_SIZE(reading); i++)
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_action(reading[i], IN(READ)),
+				    siw2_cep_action(reading[i], IN(STATE)),
+				    "%s: read and state", sn(reading[i]));
+	KUNIT_EXPECT_EQ(test, siw2_cep_action(ST(REQ_RCVD), IN(READ)), ACT(NONE));
+	KUNIT_EXPECT_EQ(test, siw2_cep_action(ST(RDMA), IN(READ)), ACT(NONE));
+	/* Only RDMA mode closes gracefully; a second close request is nothing. */
+	KUNIT_EXPECT_EQ(test, siw2_cep_action(ST(RDMA), IN(CLOSE)), ACT(SHUTDOWN));
+	KUNIT_EXPECT_EQ(test, siw2_cep_action(ST(CLOSING), IN(CLOSE)), ACT(NONE));
+}
+
+/*
+ * What the IWCM hears when an abort or a timeout closes an endpoint: the
+ * reason during setup (a failed CONNECT_REPLY, or the CLOSE after a
+ * peer-to-peer accept), nothing wrong for a listener or a connection in or
+ * past RDMA mode.
+ */
+static void fail_status_for_the_iwcm(struct kunit *test)
+{
+	static const enum siw2_cep_state setup[] = {
+		ST(CONNECTING), ST(AWAIT_REQ), ST(REQ_RCVD), ST(AWAIT_REP),
+		ST(AWAIT_RTR), ST(AWAIT_RRESP),
+	};
+	static const enum siw2_cep_state ends[] = {
+		ST(IDLE), ST(LISTEN), ST(RDMA), ST(CLOSING),
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(setup); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_fail_status(setup[i], EV(TIMEOUT)),
+				    -ETIMEDOUT, "%s", sn(setup[i]));
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_fail_status(setup[i], EV(ABORT)),
+				    -ECONNABORTED, "%s", sn(setup[i]));
+	}
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_fail_status(ends[i], EV(TIMEOUT)), 0,
+				    "%s", sn(ends[i]));
+		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_fail_status(ends[i], EV(ABORT)), 0,
+				    "%s", sn(ends[i]));
+	}
+}
+
 /* Out-of-range values, -1 (a negative value passed by mistake) included. */
 static const unsigned int bad_states[] = {
 	N_STATES, N_STATES + 1, 255, 0x7fffffff, 0xffffffff,
@@ -576,6 +900,12 @@ static struct kunit_case siw2_cm_fsm_cases[] = {
 	KUNIT_CASE(listen_never_reaches_rdma),
 	KUNIT_CASE(every_state_reachable_and_closable),
 	KUNIT_CASE(rdma_entered_only_after_mpa),
+	KUNIT_CASE_PARAM(dispatch_table_exhaustive, table_row_gen_params),
+	KUNIT_CASE(abort_timeout_handled_alike),
+	KUNIT_CASE(action_events),
+	KUNIT_CASE(actions_take_only_table_edges),
+	KUNIT_CASE(waiting_states_watch_the_socket),
+	KUNIT_CASE(fail_status_for_the_iwcm),
 	KUNIT_CASE(state_names),
 	KUNIT_CASE(event_names),
 	{}
