@@ -7,7 +7,9 @@ mpa_peer.py next to this file.  The peer negotiates siw2's capability bits
 (DEC-4: MPA Rev 2, Res bits 0x4 RDMAP v2 / 0x2 Commit, acknowledged with
 0x1), then sends one crafted FPDU and checks the Terminate siw2 answers
 with (Layer/EType/Code, and D=1, M=1, R=0 with the offending DDP header:
-EXT-ERR-2, V2-ERR-2).  Every error case of DIGEST.md for these drafts:
+EXT-ERR-2, V2-ERR-2): the echoed DDP Segment Length must be the offending
+ULPDU_Length and the echoed DDP header the one we sent, octet for octet,
+with nothing after it.  Every error case of DIGEST.md for these drafts:
 
 As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
   atomic-ok     positive control: a valid FetchAdd on the server's window
@@ -110,17 +112,23 @@ def wait_terminate(conn, deadline):
         out("got " + d["text"])
 
 
-def judge_term(name, d, want, rv):
+def judge_term(name, d, want, rv, sent):
+    """The Terminate @d against @want (L, E, C) for the offending ULPDU
+    @sent (EXT-ERR-2, V2-ERR-2): D=1 M=1 R=0, the connection's RV, and the
+    headers echoed exactly as sent (mpa_peer.term_echo_problems)."""
     if d is None:
         result(name, False, "no Terminate")
     t = d["term"]
     got = (t["layer"], t["etype"], t["code"])
-    hdr = t["rest"]
     why = "term=%d/%d/0x%02x D=%d M=%d R=%d rv=%d" % (
         got + (t["D"], t["M"], t["R"], d["rv"]))
+    probs = mp.term_echo_problems(t, "rfc", mp.build_fpdu(sent, crc=False))
     ok = got == want and t["D"] == 1 and t["M"] == 1 and t["R"] == 0 and \
-        d["rv"] == rv and len(hdr) >= 2 + 14
-    result(name, ok, why + (" want %d/%d/0x%02x D=1 M=1 R=0" % want if not ok else ""))
+        d["rv"] == rv and not probs
+    if not ok:
+        why += " want %d/%d/0x%02x D=1 M=1 R=0 rv=%d" % (want + (rv,))
+        why += "".join("; " + p for p in probs)
+    result(name, ok, why)
 
 
 def connect_mpa(host, port, caps):
@@ -180,7 +188,7 @@ def run(name, host, port):
         ok = req_id == 0x1234 and value == expect
         result(name, ok, "resp req_id=0x%x orig=0x%016x (want 0x1234, 0x%016x)" %
                (req_id, value, expect))
-    judge_term(name, wait_terminate(conn, deadline), want, rv)
+    judge_term(name, wait_terminate(conn, deadline), want, rv, u)
 
 
 def serve(name, port):
@@ -220,21 +228,21 @@ def serve(name, port):
         req_id = struct.unpack(">I", d["ulpdu"][22:26])[0]
         msn = 2 if name == "resp-msn" else 1
         rid = req_id + 1 if name == "resp-reqid" else req_id
-        conn.send(mp.build_fpdu(atomic_resp(2, msn, rid, 12345), crc=False), name)
+        sent = atomic_resp(2, msn, rid, 12345)
     else:
         if d["op"] != 0x11 or d["qn"] != 1 or d["rv"] != 2:
             result(name, False, "expected a Read V2 Request: " + d["text"])
         size = struct.unpack(">I", d["ulpdu"][18:22])[0]
         n = size * 2 if name == "read-v2-long" else size
         data = bytes((i * 7 + 1) & 0xFF for i in range(n))
-        conn.send(mp.build_fpdu(mp.ddp_untagged(0x12, 3, 1, 0, rv=2) + data,
-                                crc=False), name)
+        sent = mp.ddp_untagged(0x12, 3, 1, 0, rv=2) + data
+    conn.send(mp.build_fpdu(sent, crc=False), name)
     if want is None:
         # The client completes and disconnects: no Terminate may come.
         d = wait_terminate(conn, deadline)
         result(name, d is None, "closed without a Terminate" if d is None
                else "unexpected Terminate: " + d["text"])
-    judge_term(name, wait_terminate(conn, deadline), want, 2)
+    judge_term(name, wait_terminate(conn, deadline), want, 2, sent)
 
 
 def main(argv):
