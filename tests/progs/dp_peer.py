@@ -414,7 +414,8 @@ SIW_KNOWN = {
                     "rwc": "=SUCCESS"},
     # T is not checked against the opcode: the tagged header read as an
     # untagged one gives QN = TO bits
-    "send-tagged": {"term": "1/2/0x01", "hdrs": "bad(seglen)", "event": "QP_FATAL"},
+    "send-tagged": {"term": "1/2/0x01", "hdrs": "bad(seglen)", "seglen": "?",
+                    "event": "QP_FATAL"},
     "bad-crc": _NO_EV,
     # the IRQ slot is free once the Response starts: IRD + 1 Reads are all
     # answered (the Reply said IRD 4; 5 Reads of 1 MiB came back whole)
@@ -423,8 +424,9 @@ SIW_KNOWN = {
 }
 # ... and in every scenario: siw writes the Terminate control word as a C
 # bitfield, Layer and EType nibble-swapped and M/D/R in the low bits of
-# octet 2 (mpa_peer.py decode_term_ctrl).
-SIW_KNOWN_ALL = {"layout": "siw"}
+# octet 2 (mpa_peer.py decode_term_ctrl), and its DDP Segment Length
+# counts the payload only.
+SIW_KNOWN_ALL = {"layout": "siw", "seglen": "payload"}
 
 
 # --------------------------------------------------------------------------
@@ -808,19 +810,27 @@ def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
 # --------------------------------------------------------------------------
 # Judging.
 
-FIELDS = ["term", "layout", "hdrs", "tddp", "tcrc", "extra", "after", "close", "data",
-          "guards", "qp", "event", "rwc"]
-TERM_FIELDS = ("layout", "hdrs", "tddp", "tcrc")
+FIELDS = ["term", "layout", "hdrs", "seglen", "tddp", "tcrc", "extra", "after", "close",
+          "data", "guards", "qp", "event", "rwc"]
+TERM_FIELDS = ("layout", "hdrs", "seglen", "tddp", "tcrc")
+
+
+def seglen_kind(v):
+    """check_included()'s "16(payload)" -> "payload"; "-" (no headers) stays."""
+    return v[v.index("(") + 1:-1] if "(" in v else v
 
 
 def expected(s):
     """The expected signature of a scenario (the siw2 table)."""
-    e = {"term": code_str(s.code), "layout": "rfc", "hdrs": s.hdrs, "tddp": "ok",
+    # seglen: the echoed DDP Segment Length is the offending ULPDU_Length,
+    # the whole DDP segment (Documentation/design.md, RFC 5040 4.8).
+    e = {"term": code_str(s.code), "layout": "rfc", "hdrs": s.hdrs, "seglen": "ulpdu",
+         "tddp": "ok",
          "tcrc": "ok" if s.mpa == "r2c" else "off", "extra": s.extra, "after": "none",
          "close": "closed", "data": "ok" if s.positive else "-", "guards": "OK",
          "qp": "ERR", "event": s.event, "rwc": s.rwc}
     if s.positive:
-        e.update(layout="-", hdrs="-", tddp="-", tcrc="-")
+        e.update(layout="-", hdrs="-", seglen="-", tddp="-", tcrc="-")
     return e
 
 
@@ -831,6 +841,11 @@ def field_ok(f, want, got, obs, s):
         if want == "opt":
             return got in ("none", "ddp", "ddp+rdmap")
         return got == want
+    if f == "seglen":
+        # "-": no headers to measure (the hdrs field judges whether some
+        # were due); otherwise the kind must be the one wanted.
+        return seglen_kind(got) == want or (got == "-" and want != "-" and
+                                            obs.get("hdrs") in ("none", "-"))
     if f == "extra" and want.endswith("*"):
         return got == "none" or all(x.split(" x")[0] == want[:-1] for x in got.split(","))
     if f == "rwc":
@@ -862,6 +877,8 @@ def judge(s, obs, driver):
         if field_ok(f, want, got, obs, s):
             continue
         kv = known.get(f)
+        if f == "seglen":
+            got = seglen_kind(got)
         if kv is not None and (got == kv or kv == "*" or
                                (f == "rwc" and kv.startswith("=") and got == kv[1:])):
             seen_known.append((f, want, got))
@@ -1123,6 +1140,15 @@ def cmd_selftest(out):
           repr(judge(s, obs, "siw2")))
     obs["term"] = "1/1/0x00"
     check("judge: another code fails", judge(s, obs, "siw2")[0] == "FAIL")
+    obs = dict(expected(s), posted=1, rwc="WR_FLUSH_ERR", seglen="16(payload)")
+    check("judge: a payload-only DDP Segment Length fails siw2",
+          judge(s, obs, "siw2")[0] == "FAIL", repr(judge(s, obs, "siw2")))
+    check("judge: ... and is siw's known deviation", judge(s, obs, "siw")[0] in
+          ("KNOWN", "FAIL") and ("seglen", "ulpdu", "payload") in judge(s, obs, "siw")[2],
+          repr(judge(s, obs, "siw")))
+    obs["seglen"] = "34(ulpdu)"
+    check("judge: the ULPDU_Length matches", judge(s, obs, "siw2")[0] == "MATCH",
+          repr(judge(s, obs, "siw2")))
     # The table: unique names, codes with names, IDs present.
     check("scenario names unique", len(SCN) == len(SCENARIOS))
     for s in SCENARIOS:

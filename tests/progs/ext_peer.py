@@ -7,7 +7,9 @@ mpa_peer.py next to this file.  The peer negotiates siw2's capability bits
 (DEC-4: MPA Rev 2, Res bits 0x4 RDMAP v2 / 0x2 Commit, acknowledged with
 0x1), then sends one crafted FPDU and checks the Terminate siw2 answers
 with (Layer/EType/Code, and D=1, M=1, R=0 with the offending DDP header:
-EXT-ERR-2, V2-ERR-2).  Every error case of DIGEST.md for these drafts:
+EXT-ERR-2, V2-ERR-2): the echoed DDP Segment Length must be the offending
+ULPDU_Length and the echoed DDP header the one we sent, octet for octet,
+with nothing after it.  Every error case of DIGEST.md for these drafts:
 
 As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
   atomic-ok     positive control: a valid FetchAdd on the server's window
@@ -23,6 +25,16 @@ As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
   aop-reserved  an Atomic Request with AOpCode 3: 0/2/0x06
   resp-no-req   an Atomic Response with nothing outstanding: 1/2/0x02
                 (DEC-8)
+  atomic-misaligned
+                a FetchAdd of 1 at the window's guard u64 + 4 (window offset
+                68): 0/2/0x07 (EXT-ERR-6); the server's "EXT WIN" line of
+                this connection must still show the window's initial
+                octets, printed as "EXTPEER GUARD" (EXT-ATOMIC-3)
+  atomic-bad-crc
+                CRC negotiated (C=1), a valid FetchAdd of 1 at the guard
+                u64 whose FPDU CRC is inverted: 2/0/0x02 without headers,
+                and the guard as above: a request not Delivered is never
+                executed (EXT-ORD-2)
 As MPA Responder, for a siw2_counter client (--responder; it posts one
 FetchAdd, or one Read with -r, and the peer answers it):
   resp-ok       a correct Atomic Response: the client's FetchAdd completes
@@ -35,6 +47,17 @@ FetchAdd, or one Read with -r, and the peer answers it):
   ext_peer.py run SCENARIO HOST PORT       one Initiator scenario
   ext_peer.py serve SCENARIO PORT          one Responder scenario
   ext_peer.py list                         the scenarios
+  ext_peer.py wire FOLLOW                  check a captured siw2_ext --order
+                                           connection ("tshark -q -z
+                                           follow,tcp,raw,N" output): the
+                                           Requester's QN 1 MSNs count Read
+                                           and Atomic Requests as one
+                                           sequence (EXT-ATOMIC-14), and a
+                                           Send with Immediate of 0 octets
+                                           is one FPDU, L=1, MO=0, holding
+                                           the 8 immediate octets only
+                                           (V2-IMM-10)
+  ext_peer.py selftest                     the wire check on built streams
 
 Prints "EXTPEER RESULT <scenario> PASS|FAIL <why>"; exit 0 on PASS.
 """
@@ -61,7 +84,10 @@ INITIATOR = {
     "ext-no-caps": (0, (0, 2, 0x06)),
     "aop-reserved": (CAP_V2 | CAP_COMMIT, (0, 2, 0x06)),
     "resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),
+    "atomic-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),
+    "atomic-bad-crc": (CAP_V2 | CAP_COMMIT, (2, 0, 0x02)),
 }
+GUARD_OFF = 64          # siw2_ext_proto.h SIW2_EXT_GUARD_OFF
 RESPONDER = {
     "resp-ok": None,
     "resp-msn": (1, 2, 0x03),
@@ -78,6 +104,12 @@ def out(msg):
 def result(name, ok, why):
     out("RESULT %s %s %s" % (name, "PASS" if ok else "FAIL", why))
     sys.exit(0 if ok else 1)
+
+
+def win_u64(off):
+    """The server window's initial u64 at @off (siw2_ext_byte(i, 0), LE)."""
+    return int.from_bytes(bytes((i * 13 + (i >> 8) + 7) & 0xFF
+                                for i in range(off, off + 8)), "little")
 
 
 def atomic_req(rv, msn, aop, req_id, stag, to, add):
@@ -110,25 +142,36 @@ def wait_terminate(conn, deadline):
         out("got " + d["text"])
 
 
-def judge_term(name, d, want, rv):
+def judge_term(name, d, want, rv, sent, hdrs=True):
+    """The Terminate @d against @want (L, E, C) for the offending ULPDU
+    @sent (EXT-ERR-2, V2-ERR-2): D=1 M=1 R=0, the connection's RV, and the
+    headers echoed exactly as sent (mpa_peer.term_echo_problems); with
+    @hdrs false (an FPDU that failed its CRC) D=M=R=0 and nothing after the
+    control word."""
     if d is None:
         result(name, False, "no Terminate")
     t = d["term"]
     got = (t["layer"], t["etype"], t["code"])
-    hdr = t["rest"]
     why = "term=%d/%d/0x%02x D=%d M=%d R=%d rv=%d" % (
         got + (t["D"], t["M"], t["R"], d["rv"]))
-    ok = got == want and t["D"] == 1 and t["M"] == 1 and t["R"] == 0 and \
-        d["rv"] == rv and len(hdr) >= 2 + 14
-    result(name, ok, why + (" want %d/%d/0x%02x D=1 M=1 R=0" % want if not ok else ""))
+    probs = mp.term_echo_problems(t, "rfc", mp.build_fpdu(sent, crc=False))
+    flags = (1, 1, 0) if hdrs else (0, 0, 0)
+    ok = got == want and (t["D"], t["M"], t["R"]) == flags and \
+        d["rv"] == rv and not probs
+    if not ok:
+        why += " want %d/%d/0x%02x D=%d M=%d R=%d rv=%d" % (want + flags + (rv,))
+        why += "".join("; " + p for p in probs)
+    result(name, ok, why)
 
 
-def connect_mpa(host, port, caps):
-    """MPA Rev 2 Request with @caps; returns (conn, reply dict)."""
+def connect_mpa(host, port, caps, crc=False):
+    """MPA Rev 2 Request with @caps (and C=1 if @crc); returns (conn,
+    reply dict)."""
     s = socket.create_connection((host, port), timeout=TIMEOUT)
     s.settimeout(None)
     conn = mp.Conn(s, lambda m: out(m))
-    req = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=caps, pd=mp.enh_data(16, 16))
+    req = mp.build_rr(mp.KEY_REQ, rev=2, c=int(crc), s=1, caps=caps,
+                      pd=mp.enh_data(16, 16))
     conn.send(req, "request")
     deadline = time.monotonic() + TIMEOUT
     if not conn.fill(20, deadline):
@@ -143,7 +186,10 @@ def connect_mpa(host, port, caps):
 
 def run(name, host, port):
     caps, want = INITIATOR[name]
-    conn, rep = connect_mpa(host, int(port), caps)
+    crc = name == "atomic-bad-crc"
+    conn, rep = connect_mpa(host, int(port), caps, crc)
+    if crc and not rep["C"]:
+        result(name, False, "the Reply does not confirm CRC (C=0)")
     shared = caps & rep["caps"] & (CAP_V2 | CAP_COMMIT)
     if caps and rep["caps"] != (caps | CAP_ACK):
         result(name, False, "reply caps 0x%x, expected 0x%x" % (rep["caps"], caps | CAP_ACK))
@@ -166,9 +212,18 @@ def run(name, host, port):
         u = atomic_req(1, 1, 0, 1, rkey, addr, 1)
     elif name == "aop-reserved":
         u = atomic_req(rv, 1, 3, 1, rkey, addr, 1)
+    elif name == "atomic-misaligned":
+        u = atomic_req(rv, 1, 0, 1, rkey, addr + GUARD_OFF + 4, 1)
+    elif name == "atomic-bad-crc":
+        u = atomic_req(rv, 1, 0, 1, rkey, addr + GUARD_OFF, 1)
     else:  # resp-no-req
         u = atomic_resp(rv, 1, 1, 0)
-    conn.send(mp.build_fpdu(u, crc=False), name)
+    if name.startswith("atomic-") and name != "atomic-ok":
+        # What the server's "EXT WIN" line must show: nothing executed.
+        out("GUARD off64=0x%016x off72=0x%016x off80=0x%016x" %
+            tuple(win_u64(GUARD_OFF + 8 * i) for i in range(3)))
+    f = mp.build_fpdu(u, crc=crc)
+    conn.send(mp.corrupt_crc(f) if crc else f, name)
     if want is None:
         d = next_fpdu(conn, deadline)
         if d is None or d["op"] != 0xB or d["qn"] != 3 or d["msn"] != 1 or \
@@ -180,7 +235,7 @@ def run(name, host, port):
         ok = req_id == 0x1234 and value == expect
         result(name, ok, "resp req_id=0x%x orig=0x%016x (want 0x1234, 0x%016x)" %
                (req_id, value, expect))
-    judge_term(name, wait_terminate(conn, deadline), want, rv)
+    judge_term(name, wait_terminate(conn, deadline), want, rv, u, hdrs=not crc)
 
 
 def serve(name, port):
@@ -220,21 +275,138 @@ def serve(name, port):
         req_id = struct.unpack(">I", d["ulpdu"][22:26])[0]
         msn = 2 if name == "resp-msn" else 1
         rid = req_id + 1 if name == "resp-reqid" else req_id
-        conn.send(mp.build_fpdu(atomic_resp(2, msn, rid, 12345), crc=False), name)
+        sent = atomic_resp(2, msn, rid, 12345)
     else:
         if d["op"] != 0x11 or d["qn"] != 1 or d["rv"] != 2:
             result(name, False, "expected a Read V2 Request: " + d["text"])
         size = struct.unpack(">I", d["ulpdu"][18:22])[0]
         n = size * 2 if name == "read-v2-long" else size
         data = bytes((i * 7 + 1) & 0xFF for i in range(n))
-        conn.send(mp.build_fpdu(mp.ddp_untagged(0x12, 3, 1, 0, rv=2) + data,
-                                crc=False), name)
+        sent = mp.ddp_untagged(0x12, 3, 1, 0, rv=2) + data
+    conn.send(mp.build_fpdu(sent, crc=False), name)
     if want is None:
         # The client completes and disconnects: no Terminate may come.
         d = wait_terminate(conn, deadline)
         result(name, d is None, "closed without a Terminate" if d is None
                else "unexpected Terminate: " + d["text"])
-    judge_term(name, wait_terminate(conn, deadline), want, 2)
+    judge_term(name, wait_terminate(conn, deadline), want, 2, sent)
+
+
+# --------------------------------------------------------------------------
+# The wire of a siw2_ext --order connection.
+
+def follow_streams(text):
+    """(Node 0's bytes, Node 1's bytes) of "tshark -q -z follow,tcp,raw,N"
+    output: Node 1's lines start with a tab."""
+    a, b = bytearray(), bytearray()
+    started = False
+    for line in text.splitlines():
+        if line.startswith("Node 1:"):
+            started = True
+        elif started and line.strip() and not line.startswith("="):
+            (b if line.startswith("\t") else a).extend(bytes.fromhex(line.strip()))
+    return bytes(a), bytes(b)
+
+
+def stream_fpdus(data):
+    """The FPDUs after the MPA Request or Reply that opens @data."""
+    if len(data) < 20:
+        return []
+    off = 20 + struct.unpack(">H", data[18:20])[0]
+    got = []
+    while off + 2 <= len(data):
+        n = mp.fpdu_size(data[off:])
+        if off + n > len(data):
+            break
+        got.append(mp.decode_fpdu(data[off:off + n]))
+        off += n
+    return got
+
+
+def wire_problems(client):
+    """What the Requester's stream breaks: EXT-ATOMIC-14 (Read and Atomic
+    Requests share the QN 1 MSN sequence) and V2-IMM-10 (a Send with
+    Immediate of 0 octets is one ULPDU, L=1, with the immediate only).
+    Returns (problems, summary)."""
+    probs = []
+    fp = stream_fpdus(client)
+    q1 = [d for d in fp if not d.get("T") and d.get("qn") == 1]
+    kinds = set(d["op"] for d in q1)
+    for i, d in enumerate(q1):
+        if d["msn"] != i + 1:
+            probs.append("EXT-ATOMIC-14: QN 1 request %d (opcode 0x%x) has MSN %d, "
+                         "expected %d: Reads and Atomics are not one sequence" %
+                         (i + 1, d["op"], d["msn"], i + 1))
+            break
+    if not kinds & {0x1, 0x11} or 0xA not in kinds:
+        probs.append("EXT-ATOMIC-14: no Read and Atomic Requests both on QN 1 "
+                     "(opcodes %s)" % sorted(kinds))
+    msgs = {}
+    for d in fp:
+        if not d.get("T") and d.get("qn") == 0 and d["op"] in (0x13, 0x14, 0x15, 0x16):
+            msgs.setdefault(d["msn"], []).append(d)
+    empty = 0
+    for msn, segs in sorted(msgs.items()):
+        if sum(d["payload"] for d in segs) != 8:
+            continue
+        empty += 1
+        d = segs[0]
+        if len(segs) != 1 or not d["L"] or d["mo"] != 0:
+            probs.append("V2-IMM-10: the Send with Immediate of 0 octets (MSN %d) is %d "
+                         "FPDU(s), first L=%d MO=%d, not one ULPDU with L=1" %
+                         (msn, len(segs), d["L"], d["mo"]))
+    if not empty:
+        probs.append("V2-IMM-10: no Send with Immediate of 0 octets on the wire")
+    return probs, "%d FPDUs, %d QN 1 requests (opcodes %s), %d Sends with Immediate " \
+        "(%d of 0 octets)" % (len(fp), len(q1), ",".join("0x%x" % k for k in sorted(kinds)),
+                             len(msgs), empty)
+
+
+def wire(path):
+    with open(path) as f:
+        client, _ = follow_streams(f.read())
+    probs, summary = wire_problems(client)
+    for p in probs:
+        out("wire: " + p)
+    result("wire", not probs, summary)
+
+
+def selftest():
+    """The wire check on streams built here: right, then each rule broken."""
+    fails = 0
+
+    def stream(fpdus):
+        req = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=CAP_V2, pd=mp.enh_data(16, 16))
+        return req + b"".join(mp.build_fpdu(u, crc=False) for u in fpdus)
+
+    def rreq(msn):
+        return mp.ddp_untagged(0x1, 1, msn, 0, rv=2) + bytes(28)
+
+    def simm(msn, data, mo=0, last=True):
+        return mp.ddp_untagged(0x13, 0, msn, mo, last=last, rv=2) + data
+
+    good = [rreq(1), atomic_req(2, 2, 0, 1, 1, 0, 1), rreq(3), simm(1, bytes(8)),
+            simm(2, bytes(100), last=False), simm(2, bytes(108), mo=100)]
+    cases = [
+        ("right", good, 0),
+        ("an Atomic with its own MSN sequence",
+         [rreq(1), atomic_req(2, 1, 0, 1, 1, 0, 1), rreq(2), simm(1, bytes(8))], 1),
+        ("no Atomic", [rreq(1), simm(1, bytes(8))], 1),
+        ("0 octets in two FPDUs", good[:3] + [simm(1, b"", last=False), simm(1, bytes(8))], 1),
+        ("0 octets, L=0", good[:3] + [simm(1, bytes(8), last=False)], 1),
+        ("no Send with Immediate of 0 octets", good[:3] + good[4:], 1),
+    ]
+    for name, fpdus, nbad in cases:
+        probs, summary = wire_problems(stream(fpdus))
+        ok = (len(probs) == 0) == (nbad == 0)
+        print("%s wire %s: %s" % ("ok  " if ok else "FAIL", name, "; ".join(probs) or summary))
+        fails += not ok
+    text = "Node 0: a\nNode 1: b\n0102\n\taabb\n03\n====\n"
+    ok = follow_streams(text) == (b"\x01\x02\x03", b"\xaa\xbb")
+    print("%s follow output parsed" % ("ok  " if ok else "FAIL"))
+    fails += not ok
+    print("PASS: all checks" if not fails else "FAIL: %d check(s)" % fails)
+    return 1 if fails else 0
 
 
 def main(argv):
@@ -244,6 +416,10 @@ def main(argv):
         for n in RESPONDER:
             print("responder", n)
         return 0
+    if len(argv) == 3 and argv[1] == "wire":
+        wire(argv[2])
+    if len(argv) == 2 and argv[1] == "selftest":
+        return selftest()
     if len(argv) == 5 and argv[1] == "run" and argv[2] in INITIATOR:
         run(argv[2], argv[3], argv[4])
     elif len(argv) == 4 and argv[1] == "serve" and argv[2] in RESPONDER:

@@ -331,6 +331,48 @@ def term_codes(t, order):
     return {"rfc": [rfc], "siw": [siw], "any": [rfc, siw]}[order]
 
 
+def term_flags(t, layout):
+    """(M, D, R) of a Terminate in the layout ("rfc" or "siw") it was read in."""
+    if layout == "siw":
+        return t["siw"]["M"], t["siw"]["D"], t["siw"]["R"]
+    return t["M"], t["D"], t["R"]
+
+
+def term_echo_problems(t, layout, fpdu):
+    """What is wrong with the headers a Terminate carries after its control
+    word, against the offending FPDU as we sent it (RFC 5040 4.8, DIGEST
+    3.3, BASE-RDMAP-8): nothing without D or R; with D=1 the DDP Segment
+    Length (if M=1) and the DDP header exactly as sent, with R=1 also the
+    28-octet RDMAP header.  The Segment Length is the ULPDU_Length, the whole
+    DDP segment (Documentation/design.md); Linux siw (layout "siw") counts
+    the payload only.  Returns a list of problems, empty when all is right."""
+    rest = t["rest"]
+    m, d, r = term_flags(t, layout)
+    if not d and not r:
+        return ["%d octets after a control word with D=0 R=0: %s" % (len(rest), hexs(rest))] \
+            if rest else []
+    if fpdu is None:
+        return ["headers included (D=%d R=%d) but we sent no FPDU" % (d, r)]
+    if not d:
+        return ["R=1 without D=1"]
+    ulpdu = fpdu[2:]
+    dl = 14 if ulpdu[:1] and ulpdu[0] & 0x80 else 18
+    want = ulpdu[:dl] + (ulpdu[dl:dl + 28] if r else b"")
+    probs = []
+    if len(rest) != 2 + len(want):
+        probs.append("%d header octets, want %d" % (len(rest), 2 + len(want)))
+    ulen = struct.unpack(">H", fpdu[:2])[0]
+    seg = struct.unpack(">H", rest[:2])[0] if len(rest) >= 2 else None
+    ok_seg = [ulen] + ([ulen - dl - (28 if r else 0)] if layout == "siw" else [])
+    if m and seg not in ok_seg:
+        probs.append("DDP Segment Length %s, want %s (the ULPDU_Length sent)" %
+                     (seg, " or ".join(str(x) for x in ok_seg)))
+    if rest[2:2 + len(want)] != want:
+        probs.append("echoed header %s differs from the one sent %s" %
+                     (hexs(rest[2:2 + len(want)]), hexs(want)))
+    return probs
+
+
 def describe_term(t):
     s = "term layer=%d etype=%d code=%d M=%d D=%d R=%d" % (
         t["layer"], t["etype"], t["code"], t["M"], t["D"], t["R"])
@@ -483,6 +525,7 @@ class Session:
         self.crc_on = None        # None = unknown (before/without negotiation)
         self.markers = False
         self.sent_fpdu = False    # we (the Initiator) sent an FPDU
+        self.last_fpdu = None     # the last FPDU we sent, as sent
         self.is_initiator = False
         # Our Request carried siw2's capability bits (Rev 2, 0x2/0x4): a
         # promise that FPDUs are welcome right behind the Reply, no fence.
@@ -637,8 +680,13 @@ def judge(sess, conn, kind, arg, role, extra_ok=None):
         if not match:
             return False, "no Terminate %s (got %s as RFC 5040 reads it; --term-order %s)" % (
                 want, ", ".join(got) or "none", order)
+        layout = "rfc"
         if tuple(arg) not in term_codes(match[0], "rfc"):
             want += " (nibble-swapped like Linux siw)"
+            layout = "siw"
+        probs = term_echo_problems(match[0], layout, sess.last_fpdu)
+        if probs:
+            return False, "Terminate %s: %s" % (want, "; ".join(probs))
         if not conn.closed:
             return False, "Terminate %s arrived but the peer did not close" % want
         return True, "Terminate %s, then close (%s)" % (want, conn.closed)
@@ -840,6 +888,7 @@ def client_accepted(a, sess, conn, rep, req):
             f = corrupt_crc(f)
         if conn.send(f, choice):
             sess.sent_fpdu = True
+            sess.last_fpdu = f
             out("sent %s %d bytes: %s" % (choice, len(f), hexs(f)))
         return
     if choice == "auto":
@@ -862,6 +911,7 @@ def client_accepted(a, sess, conn, rep, req):
             out("CRC field inverted (--corrupt-crc)")
         if conn.send(f, "write RTR"):
             sess.sent_fpdu = True
+            sess.last_fpdu = f
             out("sent write-rtr %d bytes: %s" % (len(f), hexs(f)))
         return
     f = build_read_rtr(sink_stag=a.sink_stag, sink_to=a.sink_to, src_stag=a.src_stag,
@@ -872,6 +922,7 @@ def client_accepted(a, sess, conn, rep, req):
     if not conn.send(f, "read RTR"):
         return
     sess.sent_fpdu = True
+    sess.last_fpdu = f
     out("sent read-rtr %d bytes: %s" % (len(f), hexs(f)))
     d = sess.next_fpdu(conn, time.monotonic() + a.timeout)
     if d is None:
@@ -1063,6 +1114,7 @@ def server_rtr(a, sess, conn, rq, ri, info):
                 resp = corrupt_crc(resp)
                 out("CRC field inverted (--corrupt-crc)")
             if conn.send(resp, "read response"):
+                sess.last_fpdu = resp
                 out("sent read-resp %d bytes: %s" % (len(resp), hexs(resp)))
     info["rtr_ok"] = form
 
@@ -1190,6 +1242,25 @@ def selftest(a, out):
     sw = decode_term_ctrl(bytes.fromhex("02040000"))
     check("terminate ctrl as siw sends 2/0/4", term_codes(sw, "rfc") == [(0, 2, 4)] and
           term_codes(sw, "siw") == [(2, 0, 4)] and (2, 0, 4) in term_codes(sw, "any"))
+    # A Terminate's echoed headers against the FPDU that caused it.
+    snt = build_send(crc=True)
+    ulen = struct.unpack(">H", snt[:2])[0]
+    good = decode_fpdu(build_terminate(0, 2, 6, flags=0xC000,
+                                       extra=struct.pack(">H", ulen) + snt[2:20]))["term"]
+    check("terminate echo: header as sent", term_echo_problems(good, "rfc", snt) == [],
+          repr(term_echo_problems(good, "rfc", snt)))
+    for what, extra in (("a flipped MSN octet", struct.pack(">H", ulen) + snt[2:15] +
+                         bytes([snt[15] ^ 1]) + snt[16:20]),
+                        ("the payload length as Segment Length",
+                         struct.pack(">H", ulen - 18) + snt[2:20]),
+                        ("a short header", struct.pack(">H", ulen) + snt[2:16])):
+        bad = decode_fpdu(build_terminate(0, 2, 6, flags=0xC000, extra=extra))["term"]
+        check("terminate echo: %s is caught" % what, term_echo_problems(bad, "rfc", snt) != [])
+    hl = decode_fpdu(build_terminate(2, 0, 4))["term"]
+    check("terminate echo: no headers, none expected", term_echo_problems(hl, "rfc", None) == [])
+    junk = decode_fpdu(build_terminate(2, 0, 4, extra=b"\x01\x02"))["term"]
+    check("terminate echo: octets without D are caught",
+          term_echo_problems(junk, "rfc", None) != [])
     nocrc = build_terminate(2, 0, 4, crc=False)
     check("terminate without CRC", nocrc[-4:] == bytes(4) and decode_fpdu(nocrc)["crc"] == "zero")
     snd = decode_fpdu(build_send(crc=True))

@@ -6,7 +6,8 @@
  *
  *   siw2_ext -s -a ADDR [-p PORT] [-n CONNS] [-t SECS]      server
  *   siw2_ext -a ADDR [-p PORT] [-t SECS] [--rv1] [--read-v2] [--inv-imm]
- *            [--no-ext] [--bad-align | --bad-access]        client
+ *            [--no-ext] [--bad-align | --bad-access]
+ *            [--order | --order-wrong]                      client
  *
  * Client steps (each checked, "EXT PASS <step>" printed):
  *   write-imm   ibv_post_send RDMA_WRITE_WITH_IMM, 1000 octets to the
@@ -33,6 +34,23 @@
  *               the returned original value and the target's new value
  *               (read back) are checked; a FetchAdd and
  *               a fenced Read of the same slot return the added value
+ *   order       (--order, RDMAP v2 only) 22 work requests posted by one
+ *               ibv_post_send(), nothing waited for in between: a plan
+ *               Send, Writes of 150000, 100000 and 131072 octets, Send
+ *               with Immediate of 1000, 0 and 60000 octets, Write with
+ *               Immediate, Immediate Data alone twice, Sends, Reads (Read V2
+ *               with --read-v2), FetchAdds on one u64 and on a Send's
+ *               receive buffer, a fenced Write. Checked, each failure
+ *               naming the requirement IDs it breaks (step_order): the
+ *               server's receives complete in posting order, each with
+ *               its opcode, length and immediate, and a Write's data is
+ *               in the window when the server polls the next message's
+ *               completion (the plan); the requester's completions come
+ *               in posting order with each sink already filled; each Read
+ *               and FetchAdd returns what the responder held after the
+ *               Writes, Sends and atomics before it and before the
+ *               atomics and the fenced Write after it. --order-wrong
+ *               (proof only) expects two receives swapped: it must fail
  *   bad-align   (--bad-align, last) a FetchAdd to a misaligned target: it
  *               completes in error, the QP goes to the error state, and
  *               the server's guard u64s ("EXT WIN") stay as seeded
@@ -76,7 +94,7 @@
 #include "siw2_ext_proto.h"
 #include "siw2dv.h"
 
-#define REPORTS		8	/* client receives for reports */
+#define REPORTS		16	/* client receives for reports */
 #define BUF_LEN		(512 * 1024)
 #define RPT_OFF		(BUF_LEN - 4096)	/* report buffers, client */
 
@@ -92,6 +110,8 @@ static struct {
 	bool no_ext;
 	bool bad_align;
 	bool bad_access;
+	bool order;
+	bool order_wrong;
 } opt = { .port = "7700", .conns = 1, .timeout = 30 };
 
 static const char *side = "?";
@@ -103,6 +123,7 @@ static struct ibv_cq *pcq;	/* not siw2 (a Linux siw server): plain verbs */
 static struct ibv_qp *qp;
 static struct ibv_qp_ex *qpx;
 static struct ibv_mr *mr, *win_mr, *lw_mr, *noat_mr;
+static struct ibv_mr *rrem_mr;	/* server: the receive area, remotely */
 static uint8_t *buf, *win, *lw;
 static int steps;
 static bool siw2;	/* the device is siw2's: siw2dv calls work */
@@ -219,7 +240,9 @@ static void teardown(void)
 		ibv_dereg_mr(lw_mr);
 	if (noat_mr)
 		ibv_dereg_mr(noat_mr);
-	mr = win_mr = lw_mr = noat_mr = NULL;
+	if (rrem_mr)
+		ibv_dereg_mr(rrem_mr);
+	mr = win_mr = lw_mr = noat_mr = rrem_mr = NULL;
 	if (cqx)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	if (pcq)
@@ -338,6 +361,47 @@ static bool serve_invi(const uint8_t *p, uint32_t len, uint32_t seq)
 	return true;
 }
 
+static struct siw2_ext_plan plan;
+
+/* The message is a plan (struct siw2_ext_plan): keep it, return true. */
+static bool serve_plan(const uint8_t *p, uint32_t len, uint32_t seq)
+{
+	if (len != sizeof(plan) || *(const uint32_t *)p != SIW2_EXT_PLAN_MAGIC)
+		return false;
+	memcpy(&plan, p, sizeof(plan));
+	if (plan.n > SIW2_EXT_PLAN_MAX)
+		plan.n = 0;
+	printf("EXT PLAN seq=%u n=%u\n", seq, plan.n);
+	return true;
+}
+
+/*
+ * The plan's window ranges for report @seq, read as soon as its
+ * completion is polled: an earlier Write's data must be placed already.
+ */
+static bool plan_ok(uint32_t seq)
+{
+	uint32_t k, i;
+
+	for (k = 0; k < plan.n; k++) {
+		if (plan.e[k].seq != seq)
+			continue;
+		if (plan.e[k].off > SIW2_EXT_WIN ||
+		    plan.e[k].len > SIW2_EXT_WIN - plan.e[k].off) {
+			printf("EXT ORDER seq=%u bad plan range\n", seq);
+			return false;
+		}
+		for (i = 0; i < plan.e[k].len; i++)
+			if (win[plan.e[k].off + i] !=
+			    siw2_ext_byte(i, plan.e[k].seed)) {
+				printf("EXT ORDER seq=%u window 0x%x+%u: octet %u not placed when the completion was polled\n",
+				       seq, plan.e[k].off, plan.e[k].len, i);
+				return false;
+			}
+	}
+	return true;
+}
+
 static void serve_one(void)
 {
 	struct siw2_ext_hello hello;
@@ -353,7 +417,10 @@ static void serve_one(void)
 	uint8_t *p;
 	struct wc w;
 	bool done = false;
+	int posted = 0;
+	double drain_end = 0;
 
+	memset(&plan, 0, sizeof(plan));
 	ev = cm_get_event(cm_chan, 3600, RDMA_CM_EVENT_CONNECT_REQUEST,
 			  "CONNECT_REQUEST");
 	id = ev->id;
@@ -367,14 +434,21 @@ static void serve_one(void)
 		fail("out of memory");
 	mr = ibv_reg_mr(pd, buf, SIW2_EXT_RECVS * SIW2_EXT_RECV_LEN + 4096,
 			IBV_ACCESS_LOCAL_WRITE);
-	if (!mr)
+	/* The same area for the client's Reads and Atomics (--order). */
+	rrem_mr = ibv_reg_mr(pd, buf, SIW2_EXT_RECVS * SIW2_EXT_RECV_LEN,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			     IBV_ACCESS_REMOTE_ATOMIC);
+	if (!mr || !rrem_mr)
 		fail_errno("ibv_reg_mr");
 	for (i = 0; i < SIW2_EXT_RECVS; i++)
 		post_recv(i, buf + i * SIW2_EXT_RECV_LEN, SIW2_EXT_RECV_LEN);
+	posted = SIW2_EXT_RECVS;
 	hello.addr = (uintptr_t)win;
 	hello.rkey = win_mr->rkey;
 	hello.len = SIW2_EXT_WIN;
 	hello.rkey_noatomic = noat_mr->rkey;
+	hello.rbuf_addr = (uintptr_t)buf;
+	hello.rbuf_rkey = rrem_mr->rkey;
 	if (rdma_accept(id, &cp))
 		fail_errno("rdma_accept");
 	rdma_ack_cm_event(cm_get_event(cm_chan, opt.timeout,
@@ -383,11 +457,17 @@ static void serve_one(void)
 	/* Non-blocking CM channel: the loop watches it and the CQ. */
 	fcntl(cm_chan->fd, F_SETFL, fcntl(cm_chan->fd, F_GETFL) | O_NONBLOCK);
 	r = (void *)(buf + SIW2_EXT_RECVS * SIW2_EXT_RECV_LEN);
-	while (!done) {
+	/*
+	 * Until DISCONNECTED, then until every posted receive has completed
+	 * (the QP is in the error state: the rest are flushed), so that no
+	 * completion the kernel wrote goes unread and unprinted.
+	 */
+	while (!done || (posted && now_s() < drain_end)) {
 		if (!next_wc(&w, 0.01)) {
-			if (rdma_get_cm_event(cm_chan, &ev))
+			if (done || rdma_get_cm_event(cm_chan, &ev))
 				continue;
 			done = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+			drain_end = now_s() + 5;
 			rdma_ack_cm_event(ev);
 			continue;
 		}
@@ -400,16 +480,20 @@ static void serve_one(void)
 			continue;
 		}
 		seq++;
+		posted--;
 		if (w.status == IBV_WC_WR_FLUSH_ERR)
 			continue;	/* the connection ended */
 		p = buf + w.wr_id * SIW2_EXT_RECV_LEN;
 		if (w.status == IBV_WC_SUCCESS && serve_invi(p, w.len, seq)) {
 			post_recv(w.wr_id, p, SIW2_EXT_RECV_LEN);
+			posted++;
 			continue;
 		}
 		ok = w.status == IBV_WC_SUCCESS;
-		for (i = 0; ok && i < w.len; i++)
-			ok = p[i] == siw2_ext_byte(i, seq);
+		if (ok && !serve_plan(p, w.len, seq))
+			for (i = 0; ok && i < w.len; i++)
+				ok = p[i] == siw2_ext_byte(i, seq);
+		ok = ok && plan_ok(seq);
 		printf("EXT RECV seq=%u status=%s opcode=%u len=%u flags=0x%x imm=0x%08x imm64=0x%016" PRIx64 " inv=0x%x data_ok=%u\n",
 		       seq, ibv_wc_status_str(w.status), w.opcode, w.len,
 		       w.flags, be32toh(w.imm), w.imm64, w.inv, ok);
@@ -432,7 +516,11 @@ static void serve_one(void)
 		if (ibv_post_send(qp, &swr, &bad))
 			fail_errno("ibv_post_send (report)");
 		post_recv(w.wr_id, p, SIW2_EXT_RECV_LEN);
+		posted++;
 	}
+	if (posted)
+		printf("EXT RQ %d receives not completed after the disconnect\n",
+		       posted);
 	fcntl(cm_chan->fd, F_SETFL, fcntl(cm_chan->fd, F_GETFL) & ~O_NONBLOCK);
 	printf("EXT WIN off64=0x%016" PRIx64 " off72=0x%016" PRIx64 " off80=0x%016" PRIx64 "\n",
 	       *(uint64_t *)(win + SIW2_EXT_GUARD_OFF),
@@ -868,6 +956,399 @@ static void step_atomics(void)
 	pass("atomics");
 }
 
+/* ---- --order: many work requests in flight, the order each side sees ---- */
+
+#define ORD_BUF		(2U << 20)
+#define ORD_MAX		32
+#define ORD_WR0		100	/* wr_id of the burst's first work request */
+
+/* One work request of the burst and what its completion must show. */
+static struct {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	const char *what;
+	const char *ids;	/* requirement IDs its check asserts */
+	enum ibv_wc_opcode op;	/* the requester's completion */
+	const uint8_t *want;	/* the sink's content when it completes */
+} ord[ORD_MAX];
+/* One message that consumes a server receive, in posting order. */
+static struct {
+	const char *what;
+	const char *ids;
+	uint32_t opcode;	/* the server's ibv_wc_opcode */
+	uint32_t len;
+	bool imm;
+	uint32_t imm32;
+} omsg[ORD_MAX];
+static int nord, nomsg;
+static uint8_t *obuf, *oexp;
+static uint32_t obump, ebump;
+static struct ibv_mr *omr;
+
+static uint8_t *ord_mem(uint8_t *base, uint32_t *bump, uint32_t len)
+{
+	uint8_t *p = base + *bump;
+
+	*bump += (len + 63) & ~63U;
+	if (*bump > ORD_BUF)
+		fail("order: buffer too small");
+	return p;
+}
+
+/* @len octets of the pattern of @seed, in the burst's memory. */
+static uint8_t *ord_pattern(bool expected, uint32_t len, uint32_t seed)
+{
+	uint8_t *p = expected ? ord_mem(oexp, &ebump, len) :
+				ord_mem(obuf, &obump, len);
+
+	fill(p, len, seed);
+	return p;
+}
+
+static uint8_t *ord_u64(bool expected, uint64_t v)
+{
+	uint8_t *p = expected ? ord_mem(oexp, &ebump, 8) :
+				ord_mem(obuf, &obump, 8);
+
+	memcpy(p, &v, 8);
+	return p;
+}
+
+/* Append a work request with @len octets at @local (0: no SGE). */
+static struct ibv_send_wr *ord_add(enum ibv_wr_opcode op, uint8_t *local,
+				   uint32_t len, enum ibv_wc_opcode wc,
+				   const char *what, const char *ids,
+				   const uint8_t *want)
+{
+	struct ibv_send_wr *w = &ord[nord].wr;
+
+	if (nord == ORD_MAX)
+		fail("order: too many work requests");
+	ord[nord].sge = (struct ibv_sge){ .addr = (uintptr_t)local,
+					  .length = len, .lkey = omr->lkey };
+	*w = (struct ibv_send_wr){ .wr_id = ORD_WR0 + nord,
+				   .sg_list = &ord[nord].sge,
+				   .num_sge = len ? 1 : 0, .opcode = op,
+				   .send_flags = IBV_SEND_SIGNALED };
+	ord[nord].what = what;
+	ord[nord].ids = ids;
+	ord[nord].op = wc;
+	ord[nord].want = want;
+	if (nord)
+		ord[nord - 1].wr.next = w;
+	nord++;
+	return w;
+}
+
+/* The message also consumes a server receive: its report number. */
+static uint32_t ord_msg(const char *what, const char *ids, uint32_t opcode,
+			uint32_t len, bool imm, uint32_t imm32)
+{
+	omsg[nomsg].what = what;
+	omsg[nomsg].ids = ids;
+	omsg[nomsg].opcode = opcode;
+	omsg[nomsg].len = len;
+	omsg[nomsg].imm = imm;
+	omsg[nomsg].imm32 = imm32;
+	return seq + ++nomsg;
+}
+
+static void ord_remote(struct ibv_send_wr *w, uint64_t addr, uint32_t rkey)
+{
+	w->wr.rdma.remote_addr = addr;
+	w->wr.rdma.rkey = rkey;
+}
+
+static void ord_atomic(struct ibv_send_wr *w, uint64_t addr, uint32_t rkey,
+		       uint64_t add)
+{
+	w->wr.atomic.remote_addr = addr;
+	w->wr.atomic.rkey = rkey;
+	w->wr.atomic.compare_add = add;
+}
+
+/* The server's receive area for the message reported as @s. */
+static uint64_t ord_rbuf(uint32_t s)
+{
+	return peer.rbuf_addr +
+	       (uint64_t)((s - 1) % SIW2_EXT_RECVS) * SIW2_EXT_RECV_LEN;
+}
+
+/* A report of the burst against the message posted in that place. */
+static void ord_report(const struct siw2_ext_report *r, int k)
+{
+	bool imm = r->wc_flags & IBV_WC_WITH_IMM;
+
+	if (r->status || r->opcode != omsg[k].opcode ||
+	    r->byte_len != omsg[k].len || imm != omsg[k].imm ||
+	    (imm && (r->imm_data != htobe32(omsg[k].imm32) ||
+		     r->imm64 != (uint64_t)omsg[k].imm32 << 32)) ||
+	    !r->data_ok)
+		fail("order: receive %d of the burst (report %u) has status %u opcode %u len %u imm %s0x%08x data_ok %u; expected %s (opcode %u len %u imm %s0x%08x, data placed) [%s]",
+		     k + 1, r->seq, r->status, r->opcode, r->byte_len,
+		     imm ? "" : "none ", be32toh(r->imm_data), r->data_ok,
+		     omsg[k].what, omsg[k].opcode, omsg[k].len,
+		     omsg[k].imm ? "" : "none ", omsg[k].imm32, omsg[k].ids);
+}
+
+/* A requester completion of the burst, its sink read at once. */
+static void ord_done(const struct wc *w, int k)
+{
+	uint32_t i, len = ord[k].sge.length;
+	const uint8_t *got = (const uint8_t *)(uintptr_t)ord[k].sge.addr;
+
+	if (w->wr_id != ORD_WR0 + (uint64_t)k)
+		fail("order: requester completion %d is wr_id %" PRIu64 ", expected %d (%s): send queue completions out of posting order [BASE-RDMAP-6 EXT-ATOMIC-24]",
+		     k + 1, w->wr_id, ORD_WR0 + k, ord[k].what);
+	if (w->status != IBV_WC_SUCCESS || w->opcode != ord[k].op)
+		fail("order: %s: status %s opcode %u, expected success %u",
+		     ord[k].what, ibv_wc_status_str(w->status), w->opcode,
+		     ord[k].op);
+	if (!ord[k].want)
+		return;
+	for (i = 0; i < len; i++)
+		if (got[i] != ord[k].want[i])
+			fail("order: %s: octet %u of %u is 0x%02x, expected 0x%02x when its completion was polled [%s]",
+			     ord[k].what, i, len, got[i], ord[k].want[i],
+			     ord[k].ids);
+}
+
+/*
+ * One burst of work requests posted by one ibv_post_send(), nothing
+ * waited for in between: Writes, Writes with Immediate, Immediate Data
+ * alone, Sends with and without Immediate, Reads (Read V2 with siw2
+ * read_v2=1) and FetchAdds. Checked:
+ *  - the server's receives complete in posting order (its reports, in
+ *    its polling order, name each message's opcode, length and
+ *    immediate), and a Write's data is in the window when the server
+ *    polls the completion of the message after it (the plan);
+ *  - every requester completion comes in posting order, and its sink
+ *    holds the Read's data or the atomic's original value as soon as
+ *    the completion is polled;
+ *  - what each Read and FetchAdd returns shows where the responder
+ *    executed it: after the Writes, Sends and atomics before it, before
+ *    the atomics after it, and before a fenced Write after it.
+ */
+static void step_order(void)
+{
+	const uint64_t x0 = 0x1000000000000000ULL, k1 = 1, k2 = 0x100,
+		       k3 = 0x10000;
+	const uint32_t wo0 = 0x20000, wo3 = 0x50000, wox = 0x90000,
+		       wof = 0xa0000, big = 131072;
+	const char *fence_ids = opt.read_v2 ? "BASE-RDMAP-6 V2-READ-6" :
+					      "BASE-RDMAP-6";
+	struct siw2_ext_plan *pl;
+	struct ibv_send_wr *w, *bad;
+	struct siw2_ext_report r;
+	uint32_t s1, s3, s8, s15;
+	uint64_t v;
+	int rc, k, sent = 0, rpts = 0;
+	struct wc c;
+
+	if (opt.rv1)
+		fail("order: needs an RDMAP v2 connection (Send with Immediate)");
+	if (have_early)
+		fail("order: a report is pending before the burst");
+	obuf = calloc(1, ORD_BUF);
+	oexp = calloc(1, ORD_BUF);
+	if (!obuf || !oexp)
+		fail("out of memory");
+	omr = ibv_reg_mr(pd, obuf, ORD_BUF, IBV_ACCESS_LOCAL_WRITE);
+	if (!omr)
+		fail_errno("order: ibv_reg_mr");
+	nord = nomsg = 0;
+	obump = ebump = 0;
+
+	/* The plan, filled in below once the report numbers are known. */
+	pl = (void *)ord_mem(obuf, &obump, sizeof(*pl));
+	ord_add(IBV_WR_SEND, (uint8_t *)pl, sizeof(*pl), IBV_WC_SEND,
+		"plan Send", "", NULL);
+	ord_msg("the plan (a Send)", "BASE-RDMAP-6", IBV_WC_RECV,
+		sizeof(*pl), false, 0);
+
+	/* A long Write, then a Send with Immediate: placed before it completes. */
+	w = ord_add(IBV_WR_RDMA_WRITE, ord_pattern(false, 150000, 211), 150000,
+		    IBV_WC_RDMA_WRITE, "Write of 150000 octets", "", NULL);
+	ord_remote(w, peer.addr + wo0, peer.rkey);
+	w = ord_add(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
+		    "Send with Immediate of 1000 octets", "", NULL);
+	s1 = ord_msg("Send with Immediate, 1000 octets, after a Write",
+		     "BASE-RDMAP-6", IBV_WC_RECV, 1000, true, 0x0e0f0001);
+	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 1000, s1);
+	ord[nord - 1].sge.length = 1000;
+	w->num_sge = 1;
+	w->imm_data = htobe32(0x0e0f0001);
+
+	/* Write with Immediate: the Immediate Data completes after the data. */
+	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, ord_pattern(false, 100000, 212),
+		    100000, IBV_WC_RDMA_WRITE, "Write with Immediate", "", NULL);
+	ord_remote(w, peer.addr + wo3, peer.rkey);
+	w->imm_data = htobe32(0x0e0f0003);
+	s3 = ord_msg("Write with Immediate, 100000 octets", "EXT-ORD-T6",
+		     IBV_WC_RECV_RDMA_WITH_IMM, 0, true, 0x0e0f0003);
+
+	/* Immediate Data alone, a Send, Immediate Data alone. */
+	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
+		    "Immediate Data", "", NULL);
+	ord_remote(w, peer.addr + wo3, peer.rkey);
+	w->imm_data = htobe32(0x0e0f0004);
+	ord_msg("Immediate Data after a Write with Immediate",
+		"EXT-ORD-T5 EXT-IMM-11", IBV_WC_RECV_RDMA_WITH_IMM, 0, true,
+		0x0e0f0004);
+	w = ord_add(IBV_WR_SEND, NULL, 0, IBV_WC_SEND, "Send of 2000 octets",
+		    "", NULL);
+	k = ord_msg("Send, 2000 octets, after Immediate Data",
+		    "EXT-ORD-T1 V2-ORD-T1", IBV_WC_RECV, 2000, false, 0);
+	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 2000, k);
+	ord[nord - 1].sge.length = 2000;
+	w->num_sge = 1;
+	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
+		    "Immediate Data", "", NULL);
+	ord_remote(w, peer.addr + wo3, peer.rkey);
+	w->imm_data = htobe32(0x0e0f0006);
+	ord_msg("Immediate Data after a Send",
+		"EXT-ORD-T5 EXT-IMM-11 V2-ORD-T3", IBV_WC_RECV_RDMA_WITH_IMM,
+		0, true, 0x0e0f0006);
+
+	/* Sends with Immediate of 0 and 60000 octets, then a Read of the latter. */
+	w = ord_add(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
+		    "Send with Immediate of 0 octets", "", NULL);
+	w->imm_data = htobe32(0x0e0f0007);
+	ord_msg("Send with Immediate, 0 octets, after Immediate Data",
+		"V2-ORD-T3 V2-IMM-10", IBV_WC_RECV, 0, true, 0x0e0f0007);
+	w = ord_add(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
+		    "Send with Immediate of 60000 octets", "", NULL);
+	w->imm_data = htobe32(0x0e0f0008);
+	s8 = ord_msg("Send with Immediate, 60000 octets",
+		     "V2-ORD-T3", IBV_WC_RECV, 60000, true, 0x0e0f0008);
+	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 60000, s8);
+	ord[nord - 1].sge.length = 60000;
+	w->num_sge = 1;
+	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 4096), 4096,
+		    IBV_WC_RDMA_READ,
+		    "Read of the Send with Immediate's receive buffer",
+		    "V2-ORD-T2", ord_pattern(true, 4096, s8));
+	ord_remote(w, ord_rbuf(s8), peer.rbuf_rkey);
+
+	/* A Write, FetchAdds and Reads of one u64. */
+	w = ord_add(IBV_WR_RDMA_WRITE, ord_u64(false, x0), 8, IBV_WC_RDMA_WRITE,
+		    "Write of the counter", "", NULL);
+	ord_remote(w, peer.addr + wox, peer.rkey);
+	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+		    IBV_WC_FETCH_ADD, "FetchAdd after the Write of its target",
+		    "EXT-ORD-T14 EXT-ORD-4 EXT-ORD-6", ord_u64(true, x0));
+	ord_atomic(w, peer.addr + wox, peer.rkey, k1);
+	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+		    IBV_WC_FETCH_ADD, "FetchAdd after a FetchAdd",
+		    "EXT-ORD-T12 EXT-ORD-7 EXT-ATOMIC-15 EXT-ATOMIC-16 EXT-ATOMIC-24 EXT-ORD-6",
+		    ord_u64(true, x0 + k1));
+	ord_atomic(w, peer.addr + wox, peer.rkey, k2);
+	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 8), 8,
+		    IBV_WC_RDMA_READ,
+		    "Read between the FetchAdds (unfenced)",
+		    "EXT-ORD-T11 V2-ORD-T6 EXT-ORD-T15 V2-ORD-T8",
+		    ord_u64(true, x0 + k1 + k2));
+	ord_remote(w, peer.addr + wox, peer.rkey);
+	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+		    IBV_WC_FETCH_ADD, "FetchAdd after a Read",
+		    "EXT-ORD-T15 V2-ORD-T8 EXT-ORD-7 EXT-ATOMIC-16 EXT-ORD-6",
+		    ord_u64(true, x0 + k1 + k2));
+	ord_atomic(w, peer.addr + wox, peer.rkey, k3);
+
+	/* A Send, then a FetchAdd of 0 on the receive buffer it landed in. */
+	w = ord_add(IBV_WR_SEND, NULL, 0, IBV_WC_SEND, "Send of 4096 octets",
+		    "", NULL);
+	s15 = ord_msg("Send, 4096 octets, after the atomics",
+		      "BASE-RDMAP-6", IBV_WC_RECV, 4096, false, 0);
+	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 4096, s15);
+	ord[nord - 1].sge.length = 4096;
+	w->num_sge = 1;
+	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+		    IBV_WC_FETCH_ADD,
+		    "FetchAdd of 0 on the Send's receive buffer",
+		    "EXT-ORD-T13 V2-ORD-T7 EXT-ORD-4 EXT-ORD-6",
+		    ord_pattern(true, 8, s15));
+	ord_atomic(w, ord_rbuf(s15), peer.rbuf_rkey, 0);
+
+	/* Write, Read of it, a fenced Write of the same range, a Read again. */
+	w = ord_add(IBV_WR_RDMA_WRITE, ord_pattern(false, big, 221), big,
+		    IBV_WC_RDMA_WRITE, "Write of 131072 octets", "", NULL);
+	ord_remote(w, peer.addr + wof, peer.rkey);
+	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, big), big,
+		    IBV_WC_RDMA_READ,
+		    "Read after a Write and before a fenced Write of its range",
+		    fence_ids, ord_pattern(true, big, 221));
+	ord_remote(w, peer.addr + wof, peer.rkey);
+	w = ord_add(IBV_WR_RDMA_WRITE, ord_pattern(false, big, 222), big,
+		    IBV_WC_RDMA_WRITE, "fenced Write of 131072 octets", "",
+		    NULL);
+	ord_remote(w, peer.addr + wof, peer.rkey);
+	w->send_flags |= IBV_SEND_FENCE;
+	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, big), big,
+		    IBV_WC_RDMA_READ, "Read after the fenced Write",
+		    "BASE-RDMAP-6", ord_pattern(true, big, 222));
+	ord_remote(w, peer.addr + wof, peer.rkey);
+	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 8), 8,
+		    IBV_WC_RDMA_READ, "Read of the counter at the end",
+		    "EXT-ORD-T11 V2-ORD-T6", ord_u64(true, x0 + k1 + k2 + k3));
+	ord_remote(w, peer.addr + wox, peer.rkey);
+
+	/* The server checks the Writes' data when it polls these two. */
+	pl->magic = SIW2_EXT_PLAN_MAGIC;
+	pl->n = 2;
+	pl->e[0].seq = s1;
+	pl->e[0].off = wo0;
+	pl->e[0].len = 150000;
+	pl->e[0].seed = 211;
+	pl->e[1].seq = s3;
+	pl->e[1].off = wo3;
+	pl->e[1].len = 100000;
+	pl->e[1].seed = 212;
+
+	/* Proof only: expect two receives in the wrong order (must fail). */
+	if (opt.order_wrong) {
+		typeof(omsg[0]) t = omsg[3];
+
+		omsg[3] = omsg[4];
+		omsg[4] = t;
+	}
+
+	rc = ibv_post_send(qp, &ord[0].wr, &bad);
+	if (rc)
+		fail("order: ibv_post_send: %s (at wr_id %" PRIu64 ")",
+		     strerror(rc), bad ? bad->wr_id : 0);
+	while (sent < nord || rpts < nomsg) {
+		get_wc(&c, "the order burst");
+		if (c.opcode & IBV_WC_RECV) {
+			if (c.status != IBV_WC_SUCCESS ||
+			    c.len != sizeof(r))
+				fail("order: report receive status %s len %u",
+				     ibv_wc_status_str(c.status), c.len);
+			memcpy(&r, buf + RPT_OFF + c.wr_id * 256, sizeof(r));
+			post_recv(c.wr_id, buf + RPT_OFF + c.wr_id * 256, 256);
+			if (r.seq != ++seq)
+				fail("order: report %u, expected %u", r.seq, seq);
+			if (rpts == nomsg)
+				fail("order: report %u beyond the burst", r.seq);
+			ord_report(&r, rpts++);
+			continue;
+		}
+		if (sent == nord)
+			fail("order: completion wr_id %" PRIu64 " beyond the burst",
+			     c.wr_id);
+		ord_done(&c, sent++);
+	}
+	memcpy(&v, (uint8_t *)(uintptr_t)ord[nord - 1].sge.addr, 8);
+	printf("EXT ORDER requests=%d receives=%d counter=0x%016" PRIx64 "\n",
+	       nord, nomsg, v);
+	ibv_dereg_mr(omr);
+	free(obuf);
+	free(oexp);
+	omr = NULL;
+	obuf = oexp = NULL;
+	pass("order");
+}
+
 /*
  * A refused atomic (misaligned, or through the STag without
  * REMOTE_ATOMIC) ends the connection: its completion is an error, the QP
@@ -1028,6 +1509,8 @@ static void client(void)
 	step_send_imm();
 	step_read();
 	step_atomics();
+	if (opt.order)
+		step_order();
 	if (opt.bad_align || opt.bad_access)
 		step_bad_atomic(opt.bad_align);
 	else if (opt.inv_imm && !opt.rv1)
@@ -1050,6 +1533,8 @@ int main(int argc, char **argv)
 		{ "no-ext", no_argument, NULL, 4 },
 		{ "bad-align", no_argument, NULL, 5 },
 		{ "bad-access", no_argument, NULL, 6 },
+		{ "order", no_argument, NULL, 7 },
+		{ "order-wrong", no_argument, NULL, 8 },
 		{ }
 	};
 	int c, n;
@@ -1067,6 +1552,8 @@ int main(int argc, char **argv)
 		case 4: opt.no_ext = true; break;
 		case 5: opt.bad_align = true; break;
 		case 6: opt.bad_access = true; break;
+		case 7: opt.order = true; break;
+		case 8: opt.order = opt.order_wrong = true; break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_ext.c\n");
 			return 2;

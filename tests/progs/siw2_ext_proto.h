@@ -8,7 +8,10 @@
  * Server ("siw2_ext -s"), per connection:
  *  - registers a window of SIW2_EXT_WIN octets (LOCAL_WRITE, REMOTE_WRITE,
  *    REMOTE_READ, REMOTE_ATOMIC), octet i filled with siw2_ext_byte(i, 0);
- *  - posts SIW2_EXT_RECVS receives of SIW2_EXT_RECV_LEN octets each;
+ *  - posts SIW2_EXT_RECVS receives of SIW2_EXT_RECV_LEN octets each, the
+ *    one with wr_id i at offset i * SIW2_EXT_RECV_LEN of its receive area,
+ *    and reposts each as soon as its completion is polled: the message
+ *    reported as s lands in receive (s - 1) % SIW2_EXT_RECVS;
  *  - accepts with struct siw2_ext_hello as private data;
  *  - for every receive completion, checks the payload (octet i of a
  *    message of sequence number s must be siw2_ext_byte(i, s), s being
@@ -28,14 +31,39 @@
 #define SIW2_EXT_RECV_LEN	(256U * 1024)
 
 /*
- * Accept private data: the server's window, and a second STag for the
- * same memory without REMOTE_ATOMIC (for the access error).
+ * Accept private data: the server's window, a second STag for the same
+ * memory without REMOTE_ATOMIC (for the access error), and its receive
+ * area (REMOTE_READ and REMOTE_ATOMIC), where the client reads back what
+ * its Sends placed (the order checks of "siw2_ext --order").
  */
 struct siw2_ext_hello {
 	__u64 addr;
 	__u32 rkey;
 	__u32 len;
 	__u32 rkey_noatomic;
+	__u64 rbuf_addr;
+	__u32 rbuf_rkey;
+} __attribute__((packed));
+
+/*
+ * A Send of struct siw2_ext_plan names, for some later receives (by
+ * report number), a window range that must already hold its pattern
+ * (octet i: siw2_ext_byte(i, seed)) when the server polls that receive's
+ * completion: data an earlier Write placed before a later message
+ * completes. The result goes into that report's data_ok; the plan's own
+ * report has data_ok 1.
+ */
+#define SIW2_EXT_PLAN_MAGIC	0x4e414c50	/* "PLAN" */
+#define SIW2_EXT_PLAN_MAX	4
+struct siw2_ext_plan {
+	__u32 magic;
+	__u32 n;
+	struct {
+		__u32 seq;
+		__u32 off;
+		__u32 len;
+		__u32 seed;
+	} e[SIW2_EXT_PLAN_MAX];
 } __attribute__((packed));
 
 /*

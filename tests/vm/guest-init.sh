@@ -24,7 +24,11 @@ R=/run/siw2
 # while every file system is still there.
 exec {never_fd}<> <(:)
 
+# The kernel log is saved at the last moment before power-off; what the
+# kernel prints while powering off reaches only the serial console
+# (loglevel=5, tests/vm/vm.sh), which run.sh scans as well.
 poweroff_now() {
+	dmesg >"$R/dmesg" 2>&1
 	sync
 	echo o >/proc/sysrq-trigger || busybox poweroff -f
 	while :; do read -r -u "$never_fd" _; done 2>/dev/null
@@ -67,5 +71,4 @@ cd /
 echo "$rc" >"$R/rc"
 read -r up _ </proc/uptime; echo "$up" >"$R/end"
 kill "$dmesg_pid" 2>/dev/null
-dmesg >"$R/dmesg" 2>&1
 poweroff_now

@@ -13,7 +13,10 @@
 # reason = first stdout line starting with "SKIP:"), when it runs out of
 # time (300 s, or "# timeout: N" in the case file; QEMU is then killed), or
 # when the guest kernel log shows a warning, BUG, oops, leak report and the
-# like (KLOG_BAD in tests/vm/vm.sh).
+# like (KLOG_BAD in tests/vm/vm.sh) at any time of the guest's life: the
+# log saved just before power-off and the serial console, which carries
+# every kernel message of warning level and worse from boot through the
+# power-off (loglevel=5).
 #
 # -j runs up to N guests at once (default: number of CPUs); each guest
 # takes 2 vCPUs and SIW2_VM_MEM (2G) of memory.
@@ -72,7 +75,7 @@ diag() {
 
 # run_case IDX CASE: boot, run, judge; writes the TAP block to .tap/IDX.
 run_case() {
-	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad
+	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad f
 	name=$(basename "$case" .sh)
 	res=$SCRATCH/$name
 	local tap=$SCRATCH/tap/$idx
@@ -143,7 +146,13 @@ run_case() {
 			diag "$LOGDIR/$name.out" 25
 			echo "#   kernel log ($LOGDIR/$name.dmesg):"
 			if [[ -n $bad ]]; then
-				grep -E -m5 -B2 -A8 "$KLOG_BAD" "$LOGDIR/$name.dmesg" |
+				# Where it is: the saved log, or only the console
+				# (printed after the log was saved, e.g. at power-off).
+				f=$LOGDIR/$name.dmesg
+				grep -Ev "$KLOG_USER" "$f" | grep -Eq "$KLOG_BAD" ||
+					{ f=$LOGDIR/$name.console
+					  echo "#   (only on the console: $f)"; }
+				grep -E -m5 -B2 -A8 "$KLOG_BAD" "$f" |
 					head -n 40 | sed 's/^/#     /'
 			elif grep -q 'siw2-vm: running' "$LOGDIR/$name.dmesg"; then
 				# Only what the case caused, not the boot.

@@ -22,8 +22,10 @@
 #                          results/ = $SIW2_RESULTS
 #                          modindex/ module indexes including siw2.ko
 #                        MODE "run": output only to RESDIR/out, console (the
-#                        serial line: kernel errors, panics) to CONSOLE.
-#                        MODE "demo": output also to the terminal.
+#                        serial line: kernel messages of warning level and
+#                        worse, loglevel=5, from boot to power-off) to
+#                        CONSOLE.  MODE "demo": output also to the
+#                        terminal; the console shows errors only (quiet).
 #                        Returns 0 when the guest ran to power-off, 124 when
 #                        TIMEOUT seconds passed (QEMU is then killed), else
 #                        QEMU's status.
@@ -134,6 +136,13 @@ vm_boot() {
 	# SIW2_VM_FAST=0 drops them if a kernel ever misbehaves with them.
 	local fast="lpj=8000000 acpi=noirq cryptomgr.notests 8250.nr_uarts=1 no_timer_check"
 	[[ ${SIW2_VM_FAST:-1} == 0 ]] && fast=
+	# The final kernel log is saved before power-off starts; a WARNING
+	# printed while powering off (device shutdown, module exit paths)
+	# shows only on the console.  loglevel=5 lets warnings (level 4) and
+	# worse reach it, so that run.sh's KLOG_BAD scan sees the guest's whole
+	# life.  The demo's console is the user's terminal: quiet there.
+	local klevel=loglevel=5
+	[[ $mode == demo ]] && klevel=quiet
 	# thread=single: with one host thread per vCPU (thread=multi), QEMU 7.2
 	# intermittently runs a half-patched instruction while the guest
 	# live-patches its text (an "Oops: int3" in early boot, ~1 boot in 8).
@@ -143,7 +152,7 @@ vm_boot() {
 		-smp "${SIW2_VM_SMP:-2}" -m "${SIW2_VM_MEM:-2G}"
 		-nographic -no-reboot -nic none
 		-kernel "$img" -initrd "$initrd"
-		-append "console=ttyS0 tsc=reliable panic=-1 quiet $fast siw2_top=$SIW2_TOP ${SIW2_VM_APPEND:-}"
+		-append "console=ttyS0 tsc=reliable panic=-1 $klevel $fast siw2_top=$SIW2_TOP ${SIW2_VM_APPEND:-}"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$SIW2_TOP,mount_tag=siw2top,security_model=none,readonly=on"
 		-virtfs "local,path=$resdir,mount_tag=siw2res,security_model=none")

@@ -24,14 +24,30 @@
 #     RFC 7306 one (mpa_caps=2: RV 1, Send with Immediate refused); and
 #     siw2_integrity's random Writes, Reads and Sends with read_v2=1
 #     (integrity-v2: every Read a Read V2, every byte checked).
+#     Ordering (siw2_ext --order, ext-order with read_v2=0 and
+#     ext-order-v2 with read_v2=1): 22 work requests posted at once
+#     (Writes, Writes with Immediate, Immediate Data, Sends with and
+#     without Immediate, Reads, FetchAdds, a fenced Write); the receiver's
+#     completions in posting order with the Writes' data placed before the
+#     next message completes, the requester's in posting order with each
+#     sink filled when its completion is polled, and what each Read and
+#     FetchAdd returns shows the responder executed it after everything
+#     before it and before the atomics and the fenced Write after it (every
+#     check names its requirement IDs, siw2_ext.c step_order).  ext-order
+#     is captured: its Read and Atomic Requests share one QN 1 MSN
+#     sequence (EXT-ATOMIC-14) and its Send with Immediate of 0 octets is
+#     one FPDU (V2-IMM-10) (ext_peer.py wire).
 #  d  tests/kmod/siw2_kext.ko, a kernel client in the initial namespace,
 #     against siw2_ext's server: Write with Immediate, Immediate Data
 #     alone, Send with Immediate, every atomic incl. the masked ones and
 #     Atomic Write, a Read into 3 SGEs, from kernel verbs, on RV 2 (with
 #     read_v2=1) and on RV 1.
-#  e  tests/progs/dp_peer.py --ext: a hostile peer that negotiates the
+#  e  tests/progs/ext_peer.py: a hostile peer that negotiates the
 #     extensions and sends malformed ones: each draws the Terminate of
-#     DIGEST.md (EXT-ERR-*, DEC-8, DEC-9, DEC-10).
+#     DIGEST.md (EXT-ERR-*, DEC-8, DEC-9, DEC-10) with the offending header
+#     echoed as sent; a misaligned FetchAdd (EXT-ATOMIC-3) and a FetchAdd
+#     whose CRC fails (EXT-ORD-2: never executed) leave the window as it
+#     was (the server's "EXT WIN" line of that connection).
 #  f  peers without the extensions: siw2 <-> siw2 with mpa_caps=0, and a
 #     siw2 client towards a Linux siw server: atomics fail with EOPNOTSUPP
 #     at post time, nothing reaches the wire.
@@ -199,8 +215,12 @@ ext() {
 
 echo 1 >"$P/read_v2" || fail "read_v2=1"
 ext ext-rv2 7760 --read-v2 --inv-imm
+# Receive 8 is the inv-imm step's (siw2_ext's server reads every completion,
+# also after the disconnect).
 grep -q '^EXT RECV seq=8 status=local protection error' "$R/ext-rv2.s" ||
-	bad "ext-rv2: the Send with Invalidate and Immediate was not refused by the receiver"
+	bad "ext-rv2: the Send with Invalidate and Immediate was not refused by the receiver ($(grep -E '^EXT (RECV seq=8|RQ)' "$R/ext-rv2.s" | tr '\n' ' '))"
+# Ordering with Read V2 (V2-READ-6: the fence holds Read V2 too).
+ext ext-order-v2 7767 --read-v2 --order
 # Random Writes, Reads (as Read V2) and Sends with every byte checked
 # (tests/progs/siw2_integrity, as case 60 runs it between siw2 devices).
 INTEG=$SIW2_PROGS/siw2_integrity
@@ -231,6 +251,24 @@ for b in bad-align bad-access; do
 	log "$b: $(grep '^EXT PASS bad' "$R/$b.c"), target unchanged"
 done
 echo 0 >"$P/read_v2"
+# Ordering with RFC 5040 Reads, captured for the wire checks.
+ip netns exec pa dumpcap -q -i pa-v -f 'tcp port 7768' -w "$R/order.pcapng" 2>"$R/dumpcap-order.err" &
+cap=$!
+pids+=("$cap")
+if wait_until 10 test -s "$R/order.pcapng"; then
+	ext ext-order 7768 --order
+	sleep 0.5
+	kill -INT "$cap"
+	wait "$cap"
+	tshark -r "$R/order.pcapng" -q -z follow,tcp,raw,0 >"$R/order.follow" 2>"$R/tshark-order.err" ||
+		bad "tshark (follow) exited with $?: $(tail -c 300 "$R/tshark-order.err")"
+	python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" wire "$R/order.follow" >"$R/order-wire.out" 2>&1 ||
+		{ bad "ext-order wire"; show order-wire.out; }
+	log "$(grep -h '^EXTPEER RESULT' "$R/order-wire.out")"
+else
+	bad "dumpcap (order) did not start: $(head -c 300 "$R/dumpcap-order.err")"
+	kill -INT "$cap"
+fi
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
 echo 6 >"$P/mpa_caps"
@@ -291,7 +329,8 @@ echo 6 >"$P/mpa_caps"
 # (siw2_ext's server, one connection per scenario) and as Requester
 # (a siw2_counter client posting one FetchAdd, or one Read as Read V2).
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
-init_scen=(atomic-ok imm-len rv1-on-rv2 rv2-on-rv1 v2op-on-rv1 ext-no-caps aop-reserved resp-no-req)
+init_scen=(atomic-ok imm-len rv1-on-rv2 rv2-on-rv1 v2op-on-rv1 ext-no-caps aop-reserved resp-no-req
+	atomic-misaligned atomic-bad-crc)
 ip netns exec pa timeout 200 "$EXT" -s -a "$SRV" -p 7780 -n ${#init_scen[@]} -t 30 >"$R/peer-target.s" 2>&1 &
 sp=$!
 pids+=("$sp")
@@ -302,6 +341,20 @@ for sc in "${init_scen[@]}"; do
 	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out")"
 done
 wait "$sp" || { bad "peer-target: server rc $?"; show peer-target.s; }
+# The server prints "EXT WIN" at the end of each connection, in scenario
+# order: a refused or undelivered FetchAdd left the window as it was
+# (EXT-ATOMIC-3; EXT-ORD-2).
+for i in "${!init_scen[@]}"; do
+	sc=${init_scen[i]}
+	want=$(sed -n 's/^EXTPEER GUARD //p' "$R/peer-$sc.out")
+	[[ -n $want ]] || continue
+	got=$(grep '^EXT WIN ' "$R/peer-target.s" | sed -n "$((i + 1))p")
+	if [[ $got == "EXT WIN $want" ]]; then
+		log "peer $sc: window unchanged"
+	else
+		bad "peer $sc: the window changed: '$got', expected 'EXT WIN $want' (EXT-ATOMIC-3, EXT-ORD-2)"
+	fi
+done
 echo 1 >"$P/read_v2"
 port=7781
 for sc in resp-ok resp-msn resp-reqid read-v2-ok read-v2-long; do
