@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * siw2 connection endpoint: the object of the connection manager
- * (siw2_cm.c), the only file that includes this header. Everyone else,
- * the iw_cm glue included, holds endpoints as opaque pointers and goes
- * through siw2_cm.h.
+ * siw2 connection endpoint: the object of the connection manager, and
+ * what its two files share. siw2_cm.c drives endpoints (the state table,
+ * the sockets, the MPA exchange, teardown); siw2_cm_api.c, a layer above,
+ * starts and answers them for the iw_cm glue through the functions at the
+ * end of this header. Only these two files include it: everyone else, the
+ * iw_cm glue included, holds endpoints as opaque pointers and goes through
+ * siw2_cm.h.
  *
  * Locking:
  * - cep->lock (mutex) serialises every step of one endpoint: the work
@@ -129,5 +132,34 @@ struct siw2_cep {
 	bool crc_sent;
 	bool abortive;
 };
+
+/**
+ * siw2_dev_max_ird - the IRD limit negotiation works against
+ *
+ * Return: SIW2_MAX_IRD.
+ */
+static inline u16 siw2_dev_max_ird(void)
+{
+	return SIW2_MAX_IRD;
+}
+
+/* siw2_cm.c, for siw2_cm_api.c: endpoint steps the iw_cm glue's calls take */
+struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev);
+void siw2_cep_kick(struct siw2_cep *cep, enum siw2_cep_input in);
+bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev);
+void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
+		    void (*data_ready)(struct sock *sk),
+		    void (*state_change)(struct sock *sk));
+int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len);
+int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len);
+void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
+		     int status, const struct siw2_mpa_frame *pd);
+void siw2_cep_drop_cm_id(struct siw2_cep *cep);
+int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev);
+void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev, int status,
+		    const struct siw2_mpa_frame *rep);
+void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,
+		     enum siw2_cep_event ev, int status,
+		     const struct siw2_mpa_frame *rep);
 
 #endif /* _SIW2_CEP_H */

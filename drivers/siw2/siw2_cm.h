@@ -10,7 +10,7 @@
  * - the iw_cm glue (siw2_iwcm.c): one call per iw_cm verb. The glue turns
  *   the IWCM's arguments and the module parameters into these calls; an
  *   endpoint is opaque to it (struct siw2_cep is in siw2_cep.h, which only
- *   siw2_cm.c includes).
+ *   the CM's own files include). These calls are in siw2_cm_api.c.
  */
 #ifndef _SIW2_CM_H
 #define _SIW2_CM_H
@@ -61,7 +61,7 @@ void siw2_cep_get(struct siw2_cep *cep);
 void siw2_cep_put(struct siw2_cep *cep);
 void siw2_cm_qp_close(struct siw2_cep *cep, bool abort);
 
-/* The iw_cm glue (siw2_iwcm.c) */
+/* The iw_cm glue (siw2_iwcm.c); in siw2_cm_api.c */
 int siw2_cm_addr_len(const struct sockaddr_storage *a);
 bool siw2_cm_addr_any(const struct sockaddr_storage *a);
 int siw2_cm_connect(struct iw_cm_id *id, const struct sockaddr_storage *laddr,
