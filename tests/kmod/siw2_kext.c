@@ -430,6 +430,7 @@ static void kx_inv_imm_step(void)
 		}
 		if (!rv)
 			kx_post_recv(wc.wr_id);
+		/* V2-HDR-6: 0x14/0x16 carried our STag in RsvdULP: reported invalidated. */
 		CHECK(!rv && wc.status == IB_WC_SUCCESS &&
 		      wc.opcode == IB_WC_RECV && !wc.byte_len &&
 		      (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&

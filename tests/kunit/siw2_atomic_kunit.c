@@ -64,7 +64,10 @@ static void fetchadd_masked_matches_digest(struct kunit *test)
 	}
 }
 
-/* EXT-ATOMIC-4/5 and DEC-17: what each operation leaves at the target. */
+/*
+ * EXT-ATOMIC-4/5 and DEC-17: what each operation leaves at the target;
+ * EXT-ATOMIC-7: a Swap ignores its mask (0 here).
+ */
 static void new_value_per_operation(struct kunit *test)
 {
 	struct siw2_atomic_op swap = { .aop = SIW2_AOP_SWAP, .add_swap = 5 };

@@ -261,7 +261,10 @@ static void decode_rejects_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, term.code, t->code);
 }
 
-/* DEC-1, DIGEST 3.3: every opcode 0x08..0x1f, either T, is 0/2/6 on RV 1. */
+/*
+ * DEC-1, DIGEST 3.3: every opcode 0x08..0x1f, either T, is 0/2/6 on RV 1,
+ * decoded as 5 bits (V2-HDR-3).
+ */
 static void reserved_opcodes_dec_1(struct kunit *test)
 {
 	struct siw2_term_code term;
@@ -521,7 +524,10 @@ static int dec_img(const u8 *img, u8 rv, bool ext, struct siw2_ddp_info *info,
 			       term);
 }
 
-/* EXT-ATOMIC-1/6/10/14, EXT-HDR-2/4: the FetchAdd image of DIGEST 1.4. */
+/*
+ * EXT-ATOMIC-1/6/10/14, EXT-HDR-1/2/4: the FetchAdd image of DIGEST 1.4,
+ * its RDMAP control octet (RV, opcode) right after the DDP control field.
+ */
 static void atomic_req_image_ext_atomic_14(struct kunit *test)
 {
 	struct siw2_term_code term;
@@ -694,6 +700,10 @@ static void ext_case_desc(const struct ext_case *t, char *desc)
 
 KUNIT_ARRAY_PARAM(ext, ext_cases, ext_case_desc);
 
+/*
+ * EXT-ERR-3: the DDP fields of the extension messages are validated (T, QN,
+ * L, MO, length); V2-HDR-7: each opcode's header and payload as Figure 3.
+ */
 static void ext_decode_rejects_table(struct kunit *test)
 {
 	const struct ext_case *t = test->param_value;
@@ -716,7 +726,10 @@ static void ext_decode_rejects_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, term.code, t->code);
 }
 
-/* V2-HDR-1: every RFC 5040 operation is valid on RV 2 (its image, RV 2). */
+/*
+ * V2-HDR-1: every RFC 5040 operation is valid on RV 2 (its image, RV 2);
+ * V2-HDR-3: read as 5 bits, their opcodes and layouts are unchanged.
+ */
 static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
 {
 	struct siw2_term_code term;
@@ -772,9 +785,10 @@ static void hdr_len_per_opcode(struct kunit *test)
 /*
  * What the transmit engine derives from the opcode table: tagged or not
  * and the queue number of every opcode it sends (RFC 5040 4.1/5.1;
- * EXT-IMM-9, EXT-ATOMIC-14, EXT-ATOMIC-20, V2-READ-1), and the eight Send
- * opcodes by Invalidate, Solicited Event and Immediate Data (RFC 5040
- * 4.3, V2-HDR-4). Expected values written out, not taken from the table.
+ * EXT-IMM-9, EXT-ATOMIC-14, EXT-ATOMIC-20, V2-READ-1, V2-HDR-5), and the
+ * eight Send opcodes by Invalidate, Solicited Event and Immediate Data
+ * (RFC 5040 4.3, V2-HDR-4). Expected values written out, not taken from
+ * the table.
  */
 static void tx_op_queue_and_send_ops(struct kunit *test)
 {

@@ -921,8 +921,9 @@ static const struct respond_case respond_cases[] = {
 	/* RTR choice as Responder (DEC-3, AMB-7) */
 	{ "rtr_offer_CD_picks_C_dec_3", P2(.ird = 4, .ord = 4, .rtr = W | R), 4, 4, 16, 0, 0,
 	  1, 1, W, 4, 4 },
-	{ "rtr_offer_C", P2(.ird = 4, .ord = 4, .rtr = W), 4, 4, 16, 0, 0, 1, 1, W, 4, 4 },
-	{ "rtr_offer_D_picks_D", P2(.ird = 4, .ord = 4, .rtr = R), 4, 4, 16, 0, 0,
+	{ "rtr_offer_C_mpa2_p2p_10", P2(.ird = 4, .ord = 4, .rtr = W), 4, 4, 16, 0, 0,
+	  1, 1, W, 4, 4 },
+	{ "rtr_offer_D_picks_D_mpa2_p2p_8", P2(.ird = 4, .ord = 4, .rtr = R), 4, 4, 16, 0, 0,
 	  1, 1, R, 4, 4 },
 	{ "rtr_offer_BCD_picks_C", P2(.ird = 4, .ord = 4, .rtr = B | W | R), 4, 4, 16, 0, 0,
 	  1, 1, W, 4, 4 },
@@ -1187,6 +1188,10 @@ static void complete_desc(const struct complete_case *t, char *desc)
 
 KUNIT_ARRAY_PARAM(complete, complete_cases, complete_desc);
 
+/*
+ * MPA2-P2P-16: a Reply naming no RTR form completes, the RTR left to the
+ * ULPs (row rtr_rep_none_ulp_send_mpa2_p2p_12).
+ */
 static void complete_table(struct kunit *test)
 {
 	const struct complete_case *t = test->param_value;

@@ -77,23 +77,23 @@ TIMEOUT = 10.0
 # name: (caps offered, expected Terminate (L, E, C) or None)
 INITIATOR = {
     "atomic-ok": (CAP_V2 | CAP_COMMIT, None),
-    "imm-len": (CAP_V2 | CAP_COMMIT, (0, 2, 0xFF)),
-    "rv1-on-rv2": (CAP_V2 | CAP_COMMIT, (0, 2, 0x05)),
-    "rv2-on-rv1": (CAP_COMMIT, (0, 2, 0x05)),
-    "v2op-on-rv1": (CAP_COMMIT, (0, 2, 0x06)),
-    "ext-no-caps": (0, (0, 2, 0x06)),
-    "aop-reserved": (CAP_V2 | CAP_COMMIT, (0, 2, 0x06)),
-    "resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),
-    "atomic-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),
-    "atomic-bad-crc": (CAP_V2 | CAP_COMMIT, (2, 0, 0x02)),
+    "imm-len": (CAP_V2 | CAP_COMMIT, (0, 2, 0xFF)),          # EXT-IMM-12
+    "rv1-on-rv2": (CAP_V2 | CAP_COMMIT, (0, 2, 0x05)),       # EXT-ERR-5 V2-ERR-3
+    "rv2-on-rv1": (CAP_COMMIT, (0, 2, 0x05)),                # EXT-ERR-5
+    "v2op-on-rv1": (CAP_COMMIT, (0, 2, 0x06)),               # EXT-ERR-4
+    "ext-no-caps": (0, (0, 2, 0x06)),                        # EXT-ERR-4 EXT-GEN-1
+    "aop-reserved": (CAP_V2 | CAP_COMMIT, (0, 2, 0x06)),     # EXT-ATOMIC-13 EXT-ERR-4
+    "resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),      # EXT-ATOMIC-23
+    "atomic-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),  # EXT-ATOMIC-3
+    "atomic-bad-crc": (CAP_V2 | CAP_COMMIT, (2, 0, 0x02)),   # EXT-ORD-2
 }
 GUARD_OFF = 64          # siw2_ext_proto.h SIW2_EXT_GUARD_OFF
 RESPONDER = {
     "resp-ok": None,
-    "resp-msn": (1, 2, 0x03),
-    "resp-reqid": (0, 2, 0x07),
-    "read-v2-ok": None,
-    "read-v2-long": (1, 2, 0x05),
+    "resp-msn": (1, 2, 0x03),        # EXT-ATOMIC-23
+    "resp-reqid": (0, 2, 0x07),      # EXT-ATOMIC-23 EXT-ATOMIC-18
+    "read-v2-ok": None,              # V2-QN-1 V2-READ-1/2/3/5
+    "read-v2-long": (1, 2, 0x05),    # V2-QN-1 V2-READ-2/3 V2-ERR-2
 }
 
 
@@ -191,6 +191,7 @@ def run(name, host, port):
     if crc and not rep["C"]:
         result(name, False, "the Reply does not confirm CRC (C=0)")
     shared = caps & rep["caps"] & (CAP_V2 | CAP_COMMIT)
+    # EXT-GEN-1: the extensions are agreed through siw2's MPA capability bits.
     if caps and rep["caps"] != (caps | CAP_ACK):
         result(name, False, "reply caps 0x%x, expected 0x%x" % (rep["caps"], caps | CAP_ACK))
     if not caps and rep["caps"]:
@@ -226,12 +227,15 @@ def run(name, host, port):
     conn.send(mp.corrupt_crc(f) if crc else f, name)
     if want is None:
         d = next_fpdu(conn, deadline)
+        # EXT-ATOMIC-17/19: answered, untagged on QN 3 (tagged: no "qn", fails)
         if d is None or d["op"] != 0xB or d["qn"] != 3 or d["msn"] != 1 or \
                 d["rv"] != rv:
             result(name, False, "no Atomic Response: %s" % (d and d["text"]))
         req_id, value = struct.unpack(">IQ", d["ulpdu"][18:30])
         expect = int.from_bytes(bytes((i * 13 + (i >> 8) + 7) & 0xFF
                                       for i in range(8)), "little")
+        # EXT-ATOMIC-18: the identifier echoed; EXT-ATOMIC-26: the window's
+        # u64 in host (little-endian) order, sent big-endian.
         ok = req_id == 0x1234 and value == expect
         result(name, ok, "resp req_id=0x%x orig=0x%016x (want 0x1234, 0x%016x)" %
                (req_id, value, expect))
@@ -368,6 +372,7 @@ def wire(path):
     probs, summary = wire_problems(client)
     for p in probs:
         out("wire: " + p)
+    # EXT-ATOMIC-14, V2-IMM-10: what wire_problems() found.
     result("wire", not probs, summary)
 
 

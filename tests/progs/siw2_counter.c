@@ -179,6 +179,10 @@ static void server(void)
 	ibv_dealloc_pd(pd);
 	rdma_destroy_id(lid);
 	rdma_destroy_event_channel(ch);
+	/*
+	 * No receive is posted here: RDMAP itself executed every FetchAdd,
+	 * atomically against the CPU's (EXT-ATOMIC-12, EXT-ATOMIC-25).
+	 */
 	if (opt.expected >= 0 && v != (uint64_t)opt.expected)
 		fail("counter %" PRIu64 ", expected %lld (%d connections, %ld local increments)",
 		     v, opt.expected, accepted, opt.local_incs);
@@ -332,6 +336,10 @@ static void client(void)
 					fail("QP %d: completion status %s opcode %d len %u",
 					     q, ibv_wc_status_str(wc[i].status),
 					     wc[i].opcode, wc[i].byte_len);
+				/*
+				 * Several in flight: sent, executed and answered in
+				 * order (EXT-ATOMIC-15/16/24, EXT-ORD-7, EXT-ORD-T12).
+				 */
 				if (c[q].any && v <= c[q].last)
 					fail("QP %d: original value %" PRIu64 " after %" PRIu64,
 					     q, v, c[q].last);

@@ -637,6 +637,7 @@ static void step_write_imm(void)
 		fail("write-imm: ibv_post_send: %s", strerror(rc));
 	get_send(1, IBV_WC_RDMA_WRITE, "write-imm");
 	get_report(&r, "write-imm");
+	/* EXT-IMM-1, EXT-IMM-2: the ULP's immediate, with the peer's completion. */
 	check_report(&r, "write-imm", IBV_WC_RECV_RDMA_WITH_IMM, 0,
 		     0x1122334400000000ULL);
 	sge.addr = (uintptr_t)buf + 2000;
@@ -670,6 +671,7 @@ static void step_imm_only(void)
 	wr_end("imm-only", 0);
 	get_send(3, IBV_WC_RDMA_WRITE, "imm-only");
 	get_report(&r, "imm-only");
+	/* EXT-IMM-7: one receive (the next report number), 0 octets. */
 	check_report(&r, "imm-only", IBV_WC_RECV_RDMA_WITH_IMM, 0,
 		     0xcafe000100000000ULL);
 	pass("imm-only");
@@ -683,6 +685,7 @@ static void step_imm_only(void)
 	wr_end("imm64", 0);
 	get_send(4, IBV_WC_RDMA_WRITE, "imm64");
 	get_report(&r, "imm64");
+	/* EXT-IMM-2: all 8 octets the ULP gave. */
 	check_report(&r, "imm64", IBV_WC_RECV_RDMA_WITH_IMM, 0,
 		     0x0102030405060708ULL);
 	pass("imm64");
@@ -729,6 +732,10 @@ static void step_send_imm(void)
 			     strerror(rc));
 		get_send(10 + i, IBV_WC_SEND, "send-imm");
 		get_report(&r, "send-imm");
+		/*
+		 * A receive of QN 0 like a Send's, payload checked, the 8 octets
+		 * with its completion (V2-HDR-5, V2-IMM-1, V2-IMM-6, V2-IMM-9).
+		 */
 		check_report(&r, "send-imm", IBV_WC_RECV, lens[i],
 			     (uint64_t)(0xa5a50000 + i) << 32);
 	}
@@ -743,6 +750,7 @@ static void step_send_imm(void)
 	wr_end("send-imm64", 0);
 	get_send(20, IBV_WC_SEND, "send-imm64");
 	get_report(&r, "send-imm64");
+	/* V2-IMM-2, V2-IMM-9: the ULP's 8 octets, outcome at completion. */
 	check_report(&r, "send-imm64", IBV_WC_RECV, sizeof(data),
 		     0xfedcba9876543210ULL);
 	pass("send-imm64");
@@ -773,6 +781,7 @@ static void step_read(void)
 	if (rc)
 		fail("read: ibv_post_send: %s", strerror(rc));
 	get_send(30, IBV_WC_RDMA_READ, "read");
+	/* V2-READ-3: the Response matched, placed into the SGEs, completed. */
 	for (o = 0, k = 0; k < (opt.read_v2 ? 3u : 1u); k++)
 		for (i = 0; i < sg[k].length; i++, o++)
 			if (((uint8_t *)(uintptr_t)sg[k].addr)[i] !=
@@ -866,6 +875,10 @@ static void step_atomics(void)
 	}, *bad;
 	uint64_t v;
 
+	/*
+	 * The u64 at (STag, TO) read, modified and written; the original in
+	 * the sink at completion (EXT-ATOMIC-1, EXT-ATOMIC-22, EXT-ORD-6).
+	 */
 	seed(0, 41);
 	expect("FetchAdd original", atomic_post(IBV_WR_ATOMIC_FETCH_AND_ADD, 0,
 						1, 0, IBV_WC_FETCH_ADD), 41);
@@ -1330,12 +1343,21 @@ static void step_order(void)
 				fail("order: report %u, expected %u", r.seq, seq);
 			if (rpts == nomsg)
 				fail("order: report %u beyond the burst", r.seq);
+			/*
+			 * BASE-RDMAP-6, EXT-ORD-T1/T5/T6, EXT-IMM-11, V2-ORD-T1/T3, V2-IMM-10:
+			 * receives in posting order, the Writes before them placed (omsg[].ids).
+			 */
 			ord_report(&r, rpts++);
 			continue;
 		}
 		if (sent == nord)
 			fail("order: completion wr_id %" PRIu64 " beyond the burst",
 			     c.wr_id);
+		/*
+		 * EXT-ATOMIC-15/16/24, EXT-ORD-4/6/7, EXT-ORD-T11..T15, V2-ORD-T2/T6..T8:
+		 * completions in posting order, each sink as the responder left it
+		 * (ord[].ids).
+		 */
 		ord_done(&c, sent++);
 	}
 	memcpy(&v, (uint8_t *)(uintptr_t)ord[nord - 1].sge.addr, 8);
@@ -1419,6 +1441,7 @@ static void step_no_ext(void)
 			wr.wr.rdma.rkey = peer.rkey;
 		}
 		rc = ibv_post_send(qp, &wr, &bad);
+		/* V2-CAP-3: no capability bits agreed (DEC-4), no extension. */
 		if (rc != EOPNOTSUPP)
 			fail("no-ext: opcode %d posted: %s, expected EOPNOTSUPP",
 			     ops[i], strerror(rc));

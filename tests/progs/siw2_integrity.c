@@ -1030,6 +1030,7 @@ static void sq_wait_all(const char *what)
 	while (sq_head != sq_tail) {
 		e = &sq[sq_head % RQ_RING];
 		cq_wait(scq, s_chan, &wc, what);
+		/* BASE-RDMAP-6, V2-READ-7 (Reads as Read V2): in posting order. */
 		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != e->id)
 			wc_fail("send", &wc, what, e->id);
 		if (wc.opcode != e->opcode)
@@ -1234,6 +1235,7 @@ static void run_target(struct plan *p)
 		ctrl_wait(CT_DONE, p->iter);
 		vlog("  DONE received");
 		maybe_flip(p->roff, p->size);
+		/* BASE-RDMAP-6: placed once the Send posted after them is delivered. */
 		check_range("write sink", "dst", dst, p->roff, p->size, &e);
 		check_window("write sink", p->roff, p->roff + p->size);
 		reset_sink(p->roff, p->roff + p->size);

@@ -80,6 +80,7 @@ expect s2-default passive 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x6'
 
 param mpa_rev 1
 connect s2-rev1
+# MPA2-HDR-4, MPA2-IOP-1: wanting no enhanced feature, the Initiator keeps Rev 1.
 expect s2-rev1 active 'rev 1 crc 0 p2p 0 rtr 0x0 .* caps 0x0'
 expect s2-rev1 passive 'rev 1 crc 0 p2p 0 rtr 0x0 .* caps 0x0'
 
@@ -122,6 +123,7 @@ expect siw-srv-default active 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x0'
 expect_none siw-srv-default passive
 param mpa_rev 1
 connect siw-srv-rev1
+# MPA2-HDR-4, MPA2-IOP-1: Rev 1 on the wire (siw's Reply echoes the Request's Rev).
 expect siw-srv-rev1 active 'rev 1 crc 0 p2p 0 '
 param mpa_rev 2
 param mpa_crc 1

@@ -254,6 +254,7 @@ closed_as any 1000
 a_settle
 
 # Refused by siw2 itself: Reject Reply, FIN; the ULP sees nothing.
+# BASE-MPA-7: like Linux siw, a peer that requires markers is refused.
 crow markers 0 --scenario markers --expect reject --timeout 5
 has "$REJ2" "reply rev=2 M=0 C=0 R=1 S=1 caps=0x0 p2p=0 rtr=none ird=128 ord=128 pd_len=4 key=rep"
 closed_as fin 1000
@@ -303,6 +304,7 @@ a_settle
 
 # Accepted: Rev, S, C, caps, IRD/ORD.  The ULP accepts with IRD 4, ORD 4
 # and 8 bytes of private data.
+# MPA2-HDR-5, MPA2-IOP-2: a Rev 2 listener accepts a Rev 1 Request.
 crow rev1 0 req --rev 1 --expect accept --hold 0.2
 has "reply rev=1 M=0 C=0 R=0 S=0 caps=0x0 p2p=- rtr=- ird=- ord=- pd_len=8 key=rep" "$ULP8"
 a_settle
@@ -313,6 +315,7 @@ a_settle
 crow rev2 0 req --pd-len 8 --pd-pattern cmtest --expect accept --hold 0.2
 has "rx reply 32 bytes: 4d 50 41 20 49 44 20 52 65 70 20 46 72 61 6d 65 10 02 00 0c 00 10 00 04 08 0f 16 1d 24 2b 32 39" "$ULP8"
 a_settle
+# MPA2-IOP-2: an unenhanced Rev 2 Request (S=0) is accepted too.
 crow rev2-s0 0 req --s 0 --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=0 caps=0x0 p2p=- rtr=- ird=- ord=- pd_len=8 key=rep"
 a_settle
@@ -333,6 +336,7 @@ crow caps-local-2 0 req --caps 0x6 --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x3 p2p=0"
 a_settle
 param mpa_caps 6
+# MPA2-IRD-2: the Responder's IRD at least the Initiator's ORD (raised to 11; 4 >= 1).
 crow rd-9-11 0 req --ird 9 --ord 11 --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x0 p2p=0 rtr=none ird=11 ord=4 pd_len=12"
 a_settle
@@ -343,7 +347,7 @@ crow rd-noneg 0 req --ird 0x3fff --ord 0x3fff --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x0 p2p=0 rtr=none ird=4 ord=4 pd_len=12"
 a_settle
 
-# Peer-to-peer.
+# Peer-to-peer.  MPA2-P2P-7: the Reply flags the RTR form siw2 accepts.
 crow p2p-write 0 req --p2p --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x0 p2p=1 rtr=write ird=16 ord=4 pd_len=12" \
 	"sent write-rtr 20 bytes: 00 0e c1 40 00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00"
@@ -351,6 +355,7 @@ a_settle
 crow p2p-read-offered 0 req --p2p --rtr read --sink-stag 0x77 --expect accept --hold 0.2
 has "p2p=1 rtr=read ird=16 ord=4" "read-resp ok stag=0x00000077 to=0x0"
 a_settle
+# MPA2-P2P-11: rtr_forms=4 withholds the Write form the Initiator offered.
 param rtr_forms 4
 crow p2p-forms4 0 req --p2p --sink-stag 0x5a5a0001 --sink-to 0x1000 --expect accept --hold 0.2
 has "p2p=1 rtr=read ird=16 ord=4" \
@@ -476,6 +481,7 @@ REQ2='rx request 24 bytes: 4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65 16 02
 TERMX='rx fpdu 28 bytes: 00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00'
 
 log "B: siw2 as Initiator, mpa_peer.py server on $A"
+# MPA2-P2P-2: A=0 in the Request without peer_to_peer (A=1 with it: p2p-fpdu-only).
 srow valid "" --hold 5
 has "$REQ2" "closed fin"
 lacks "rx fpdu"
@@ -489,6 +495,8 @@ has 'rx request 20 bytes: 4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65 00 01 
 cli 'EST pd=0 initiator_depth=1 responder_resources=1'
 param mpa_rev 2
 
+# MPA2-ERR-3: an error siw2 finds in the Reply gets a Terminate (wrong-key,
+# bad-rev, s-mismatch, markers, ord-too-big, p2p-fpdu-only).
 srow wrong-key "--expect-fail CONNECT_ERROR" --scenario wrong-key --expect term:2/0/4
 has "$TERMX 20 04 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-71 *'
@@ -519,6 +527,7 @@ srow silence "--expect-fail UNREACHABLE" --scenario silence --expect silent-clos
 closed_as rst 3500
 cli 'FAILED event=UNREACHABLE status=-110 *'
 
+# MPA2-P2P-2: A=1 in the Request with peer_to_peer=1.
 param peer_to_peer 1
 srow p2p-fpdu-only "--expect-fail CONNECT_ERROR" --scenario p2p-fpdu-only --expect term:2/0/7
 has 'rx request 24 bytes: 4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65 16 02 00 04 80 01 c0 01' \

@@ -163,6 +163,7 @@ cm_client pd-253-refused "-a $A4 -P 253 --expect-fail EINVAL" &&
 cm_pair ipv6-pd-252 "-a $A6 -E 252 -R 252" "-a $A6 -P 252 -e 252"
 cm_pair ipv6-reject-252 "-a $A6 --reject -E 252 -R 252" \
 	"-a $A6 -P 252 --expect-reject --reject-pd 252"
+# MPA2-IRD-10 (in part): ESTABLISHED tells the client's ULP its settled IRD/ORD.
 cm_pair ipv6-irdord "-a $A6 --ird 5 --ord 7 --expect-est-ird 2 --expect-est-ord 5" \
 	"-a $A6 --ird 2 --ord 3 --expect-est-ird 3 --expect-est-ord 2"
 cm_pair wild6-pd-252 "-a :: -E 252 -R 252" "-a $A6 -P 252 -e 252"

@@ -150,7 +150,9 @@ req=$(awk '$2 == 2 && $3 == "0x0a" { n += $1 } END { print n + 0 }' "$R/tshark-o
 rsp=$(awk '$2 == 2 && $3 == "0x0b" { n += $1 } END { print n + 0 }' "$R/tshark-ops.txt")
 nfa=$(awk '$2 == "aop" && $3 == 0 { print $1 }' "$R/tshark-ops.txt")
 ncs=$(awk '$2 == "aop" && $3 == 2 { print $1 }' "$R/tshark-ops.txt")
-# 1000 atomics, plus perftest's own on its set-up QP if any.
+# 1000 atomics, plus perftest's own on its set-up QP if any, each answered
+# (EXT-ATOMIC-17); RV and opcode read from octet 1 of the DDP header
+# (EXT-HDR-1, V2-HDR-2).
 (( req >= 1000 && rsp == req )) || bad "tshark: $req Atomic Requests, $rsp Responses (want >= 1000, equal)"
 [[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -5 "$R/tshark-bad.txt"; }
 # EXT-HDR-3: the Invalidate STag (RsvdULP after the RDMAP octet) is 0.
@@ -214,9 +216,11 @@ ext() {
 }
 
 echo 1 >"$P/read_v2" || fail "read_v2=1"
+# V2-CAP-1, V2-CAP-2: every extension operation on one RV 2 connection.
 ext ext-rv2 7760 --read-v2 --inv-imm
 # Receive 8 is the inv-imm step's (siw2_ext's server reads every completion,
 # also after the disconnect).
+# V2-IMM-4 (the receiver's half): its receive completes in error.
 grep -q '^EXT RECV seq=8 status=local protection error' "$R/ext-rv2.s" ||
 	bad "ext-rv2: the Send with Invalidate and Immediate was not refused by the receiver ($(grep -E '^EXT (RECV seq=8|RQ)' "$R/ext-rv2.s" | tr '\n' ' '))"
 # Ordering with Read V2 (V2-READ-6: the fence holds Read V2 too).
@@ -262,6 +266,7 @@ if wait_until 10 test -s "$R/order.pcapng"; then
 	wait "$cap"
 	tshark -r "$R/order.pcapng" -q -z follow,tcp,raw,0 >"$R/order.follow" 2>"$R/tshark-order.err" ||
 		bad "tshark (follow) exited with $?: $(tail -c 300 "$R/tshark-order.err")"
+	# EXT-ATOMIC-14, V2-IMM-10 on the wire.
 	python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" wire "$R/order.follow" >"$R/order-wire.out" 2>&1 ||
 		{ bad "ext-order wire"; show order-wire.out; }
 	log "$(grep -h '^EXTPEER RESULT' "$R/order-wire.out")"
