@@ -1344,8 +1344,10 @@ static void step_order(void)
 			if (rpts == nomsg)
 				fail("order: report %u beyond the burst", r.seq);
 			/*
-			 * BASE-RDMAP-6, EXT-ORD-T1/T5/T6, EXT-IMM-11, V2-ORD-T1/T3, V2-IMM-10:
-			 * receives in posting order, the Writes before them placed (omsg[].ids).
+			 * EXT-IMM-8, EXT-IMM-13, V2-IMM-5, BASE-RDMAP-6, EXT-ORD-T1/T5/T6,
+			 * EXT-IMM-11, V2-ORD-T1/T3, V2-IMM-10: receives in posting order,
+			 * Immediate Data among the Sends, the Writes before them placed
+			 * (omsg[].ids).
 			 */
 			ord_report(&r, rpts++);
 			continue;
