@@ -131,8 +131,14 @@ pt_try() {
 	cli_pid=$!
 	local probe=()
 	[[ $pair == siw:* ]] && probe=(siw_rx_stalled pa "$port")
+	# A hung client: where it waits, and the connections' state.
+	pt_hang_info "$cli_pid" "$srv_pid" >"$o.hang" 2>&1 &
+	local hpid=$!
 	reap rc "$cli_pid" "${PT_TMO:-45}" "${probe[@]}"
 	STALL=$REAP_NOTE
+	kill "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
+	[[ -s $o.hang ]] || rm -f "$o.hang"
 	cli_pid=''
 	reap src "$srv_pid" 15
 	srv_pid=''
@@ -141,7 +147,8 @@ pt_try() {
 
 	case $rc in
 	0) ;;
-	124) WHY+=("client still running after ${PT_TMO:-45} s, killed") ;;
+	124) WHY+=("client still running after ${PT_TMO:-45} s, killed")
+	     [[ -s $o.hang ]] && show "$o.hang" ;;
 	*) WHY+=("client rc $rc") ;;
 	esac
 	case $src in
@@ -240,6 +247,27 @@ pt_end() {
 			{ rdma resource show; fail "rdma resources left on $d"; }
 		timeout 60 rdma link delete "$d" || fail "rdma link delete $d"
 	done
+}
+
+# pt_hang_info CLIENT SERVER: shortly before the client's time is up,
+# record what it and the server wait on (task state, kernel stacks) and
+# the endpoints siw2 and TCP still hold; prints nothing if it ended.
+pt_hang_info() {
+	local c=$1 s=$2 p t
+	sleep $(( ${PT_TMO:-45} - 3 ))
+	kill -0 "$c" 2>/dev/null || return 0
+	for p in "$c" "$s"; do
+		[[ -n $p && -d /proc/$p ]] || continue
+		echo "== $p $(tr '\0' ' ' </proc/"$p"/cmdline)"
+		grep State /proc/"$p"/status
+		for t in /proc/"$p"/task/*; do
+			echo "-- task ${t##*/} $(cat "$t"/comm) wchan $(cat "$t"/wchan)"
+			cat "$t"/stack
+		done
+	done
+	cat "$SIW2_DEBUGFS"/*/conns 2>/dev/null
+	ip netns exec pb ss -tni 2>/dev/null
+	ip netns exec pa ss -tni 2>/dev/null
 }
 
 kill_srv() {
