@@ -1066,6 +1066,14 @@ static uint32_t ord_msg(const char *what, const char *ids, uint32_t opcode,
 	return seq + ++nomsg;
 }
 
+/* A message's payload: @len octets of the pattern report @rpt checks. */
+static void ord_payload(struct ibv_send_wr *w, uint32_t len, uint32_t rpt)
+{
+	w->sg_list->addr = (uintptr_t)ord_pattern(false, len, rpt);
+	w->sg_list->length = len;
+	w->num_sge = 1;
+}
+
 static void ord_remote(struct ibv_send_wr *w, uint64_t addr, uint32_t rkey)
 {
 	w->wr.rdma.remote_addr = addr;
@@ -1187,9 +1195,7 @@ static void step_order(void)
 		    "Send with Immediate of 1000 octets", "", NULL);
 	s1 = ord_msg("Send with Immediate, 1000 octets, after a Write",
 		     "BASE-RDMAP-6", IBV_WC_RECV, 1000, true, 0x0e0f0001);
-	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 1000, s1);
-	ord[nord - 1].sge.length = 1000;
-	w->num_sge = 1;
+	ord_payload(w, 1000, s1);
 	w->imm_data = htobe32(0x0e0f0001);
 
 	/* Write with Immediate: the Immediate Data completes after the data. */
@@ -1212,9 +1218,7 @@ static void step_order(void)
 		    "", NULL);
 	k = ord_msg("Send, 2000 octets, after Immediate Data",
 		    "EXT-ORD-T1 V2-ORD-T1", IBV_WC_RECV, 2000, false, 0);
-	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 2000, k);
-	ord[nord - 1].sge.length = 2000;
-	w->num_sge = 1;
+	ord_payload(w, 2000, k);
 	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
 		    "Immediate Data", "", NULL);
 	ord_remote(w, peer.addr + wo3, peer.rkey);
@@ -1234,9 +1238,7 @@ static void step_order(void)
 	w->imm_data = htobe32(0x0e0f0008);
 	s8 = ord_msg("Send with Immediate, 60000 octets",
 		     "V2-ORD-T3", IBV_WC_RECV, 60000, true, 0x0e0f0008);
-	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 60000, s8);
-	ord[nord - 1].sge.length = 60000;
-	w->num_sge = 1;
+	ord_payload(w, 60000, s8);
 	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 4096), 4096,
 		    IBV_WC_RDMA_READ,
 		    "Read of the Send with Immediate's receive buffer",
@@ -1273,9 +1275,7 @@ static void step_order(void)
 		    "", NULL);
 	s15 = ord_msg("Send, 4096 octets, after the atomics",
 		      "BASE-RDMAP-6", IBV_WC_RECV, 4096, false, 0);
-	ord[nord - 1].sge.addr = (uintptr_t)ord_pattern(false, 4096, s15);
-	ord[nord - 1].sge.length = 4096;
-	w->num_sge = 1;
+	ord_payload(w, 4096, s15);
 	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
 		    IBV_WC_FETCH_ADD,
 		    "FetchAdd of 0 on the Send's receive buffer",
