@@ -51,7 +51,6 @@ enum {
 	SIW2_WRF_INV = 1 << 9,		/* names an STag to invalidate */
 	SIW2_WRF_LOCAL = 1 << 10,	/* no message: done by the local side */
 	SIW2_WRF_ORQ = 1 << 11,		/* holds an ORD slot until answered */
-	SIW2_WRF_SEND = 1 << 12,	/* an untagged message on QN 0 */
 	SIW2_WRF_NO_RING = 1 << 13,	/* never in a send queue ring */
 	SIW2_WRF_DV = 1 << 14,		/* user space: through siw2dv only */
 };
@@ -78,11 +77,9 @@ static inline __u32 siw2_wr_rules(__u32 op)
 						   SIW2_WRF_INLINE |
 						   SIW2_WRF_REMOTE |
 						   SIW2_WRF_IMM,
-		[SIW2_SQ_OP_SEND] = SIW2_WRF_OK | SIW2_WRF_INLINE |
-				    SIW2_WRF_SEND,
+		[SIW2_SQ_OP_SEND] = SIW2_WRF_OK | SIW2_WRF_INLINE,
 		[SIW2_SQ_OP_SEND_WITH_IMM] = SIW2_WRF_OK | SIW2_WRF_RV2 |
-					     SIW2_WRF_INLINE | SIW2_WRF_IMM |
-					     SIW2_WRF_SEND,
+					     SIW2_WRF_INLINE | SIW2_WRF_IMM,
 		[SIW2_SQ_OP_RDMA_READ] = SIW2_WRF_OK | SIW2_WRF_READ |
 					 SIW2_WRF_REMOTE | SIW2_WRF_ORQ,
 		[SIW2_SQ_OP_ATOMIC_CMP_AND_SWP] = SIW2_WRF_ATOMIC_OP,
@@ -90,7 +87,7 @@ static inline __u32 siw2_wr_rules(__u32 op)
 		[SIW2_SQ_OP_LOCAL_INV] = SIW2_WRF_OK | SIW2_WRF_INV |
 					 SIW2_WRF_LOCAL,
 		[SIW2_SQ_OP_SEND_WITH_INV] = SIW2_WRF_OK | SIW2_WRF_INLINE |
-					     SIW2_WRF_INV | SIW2_WRF_SEND,
+					     SIW2_WRF_INV,
 		/* No user verb makes it: rings refuse it. */
 		[SIW2_SQ_OP_RDMA_READ_WITH_INV] = SIW2_WRF_OK | SIW2_WRF_READ |
 						  SIW2_WRF_REMOTE |
