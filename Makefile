@@ -10,6 +10,8 @@
 #   make demo       boot a VM with two namespaces and show siw2 devices working
 #   make bench      siw2 vs Linux siw, rxe and TCP in one VM (tools/bench.sh;
 #                   BENCH_QUICK=1 for a short run); results in build/bench/
+#   make bench-ab REVS="A B"  siw2 built from revisions (or built trees) A,
+#                   B, ... compared in one VM, interleaved (tools/bench-ab.sh)
 #   make check-fresh  make demo, then make check, each once, in a clean
 #                   Debian 12 root (debootstrap + chroot; needs root; not
 #                   part of make check; tools/check-fresh.sh)
@@ -32,7 +34,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs peer kunit install uninstall check check-fresh demo deps clean checkpatch bench
+.PHONY: all module ktest provider progs peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab
 
 all: module ktest provider progs
 
@@ -94,6 +96,11 @@ bench:
 	tools/install-deps.sh bench
 	$(MAKE) all peer
 	tools/bench.sh
+
+bench-ab:
+	@test -n "$(REVS)" || { echo 'usage: make bench-ab REVS="A B" (git revisions or built trees)' >&2; exit 1; }
+	tools/install-deps.sh bench
+	tools/bench-ab.sh $(REVS)
 
 checkpatch:
 	tools/checkpatch.sh

@@ -97,6 +97,30 @@ def read_kv(path):
         return ""
 
 
+def ab_section(L, variants, cell, rows):
+    """siw2 builds side by side (tools/bench-ab.sh), ratios to the first."""
+    base = variants[0]
+    tests = []
+    for r in rows:
+        k = (r["test"], r["size"])
+        if r["driver"] in variants and k not in tests:
+            tests.append(k)
+    L.append("## A/B: siw2 builds, interleaved in one guest")
+    L.append("")
+    L.append(f"Gbit/s (bw) or microseconds (lat); ratios are each build's median over "
+             f"{base}'s (bw: above 1 is faster; lat: below 1 is faster).")
+    L.append("")
+    L.append("| Test | Size | " + " | ".join(variants) + " | " +
+             " | ".join(f"{v}/{base}" for v in variants[1:]) + " |")
+    L.append("|---|---|" + "---|" * len(variants) + "---:|" * (len(variants) - 1))
+    for test, size in tests:
+        cs = [cell(v, test, size) for v in variants]
+        L.append(f"| {test} | {size_label(size)} | " +
+                 " | ".join(c.text() for c in cs) + " | " +
+                 " | ".join(ratio(c.median, cs[0].median) for c in cs[1:]) + " |")
+    L.append("")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: bench-report.py DIR")
@@ -129,6 +153,12 @@ def main():
     L.append("Cells: median (min-max, n = successful repeats). "
              "`n/a (failed)`: attempted, no run produced a number; `-`: not run.")
     L.append("")
+    variants = []
+    for r in rows:
+        if r["driver"].startswith("siw2@") and r["driver"] not in variants:
+            variants.append(r["driver"])
+    if variants:
+        ab_section(L, variants, cell, rows)
     L.append("## Bandwidth, one QP, Gbit/s (higher is better)")
     L.append("")
     L.append("perftest over rdma_cm (`-R`), duration mode, client-side average. "
@@ -237,7 +267,9 @@ def main():
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(L) + "\n")
 
-    write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat)
+    # An A/B run of siw2 builds alone has nothing the plots show.
+    if any(r["driver"] in DRIVERS or r["driver"] == "tcp" for r in rows):
+        write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat)
 
 
 def write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat):

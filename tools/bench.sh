@@ -26,7 +26,12 @@
 #                   quick: "64 65536")
 #   BENCH_LAT_ITERS latency iterations per run (1000; quick: 300)
 #   BENCH_DRIVERS   what to run, in order ("tcp siw rxe siw2 siw2-syscalls";
-#                   siw2-syscalls: siw2 with user_rings=0)
+#                   siw2-syscalls: siw2 with user_rings=0; siw2@NAME: siw2
+#                   from build/ab/NAME/, see tools/bench-ab.sh)
+#   BENCH_TESTS     perftest programs to run (all six: ib_{write,read,send}_bw
+#                   and ib_{write,read,send}_lat)
+#   BENCH_ROUNDS    rounds (1): each runs every driver's BENCH_REPEATS
+#                   repeats, so more than one interleaves the drivers
 #   BENCH_MTU       MTU of both veth pairs (1500)
 #   BENCH_MAX_FAIL  consecutive failed configurations before a driver's
 #                   remaining runs are skipped (3)
@@ -50,7 +55,8 @@ if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 fi
 : "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 4096 65536 1048576}"
 : "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls}" "${BENCH_MTU:=1500}"
-: "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}"
+: "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}" "${BENCH_ROUNDS:=1}"
+: "${BENCH_TESTS:=ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat}"
 # One host thread per vCPU.  With thread=single both vCPUs share one host
 # thread, and a vCPU busy-polling a completion queue (every perftest and
 # sockperf process does) keeps the other vCPU from running until the next
@@ -102,13 +108,15 @@ BENCH_LAT_ITERS=$(printf %q "$BENCH_LAT_ITERS")
 BENCH_DRIVERS=$(printf %q "$BENCH_DRIVERS")
 BENCH_MTU=$(printf %q "$BENCH_MTU")
 BENCH_MAX_FAIL=$(printf %q "$BENCH_MAX_FAIL")
+BENCH_TESTS=$(printf %q "$BENCH_TESTS")
+BENCH_ROUNDS=$(printf %q "$BENCH_ROUNDS")
 EOF
 
 kinfo=$(vm_kernel) || die "no guest kernel"
 vm_initramfs "${kinfo%% *}" >/dev/null || die "cannot build the initramfs"
 
 echo "bench: results in $OUT"
-echo "bench: $BENCH_DRIVERS; repeats $BENCH_REPEATS, ${BENCH_DURATION} s per bandwidth run, sizes $BENCH_SIZES; accel $BENCH_ACCEL"
+echo "bench: $BENCH_DRIVERS; $BENCH_ROUNDS round(s) of $BENCH_REPEATS repeat(s), ${BENCH_DURATION} s per bandwidth run, sizes $BENCH_SIZES; accel $BENCH_ACCEL"
 t0=$EPOCHREALTIME
 tries=0 qrc=1
 while (( tries < BENCH_BOOT_TRIES )); do
@@ -143,9 +151,15 @@ mv "$res/runs.tsv" "$res/info.txt" "$OUT/" 2>/dev/null
 rm -rf "$OUT/raw"
 [[ -d $res/raw ]] && mv "$res/raw" "$OUT/raw"
 python3 "$SIW2_TOP/tools/bench-report.py" "$OUT" || die "report failed"
-if command -v gnuplot >/dev/null; then
+if [[ ! -f $OUT/plots.gp ]]; then
+	:	# nothing to plot (tools/bench-ab.sh)
+elif command -v gnuplot >/dev/null; then
 	(cd "$OUT" && gnuplot plots.gp) || echo "bench: gnuplot failed (plots.gp)" >&2
 fi
 mkdir -p "$SIW2_TOP/build/bench" && ln -sfn "$OUT" "$SIW2_TOP/build/bench/latest"
 echo "bench: done in $wall s: $OUT/results.md"
-sed -n '/^## Bandwidth/,/^## Paths/p' "$OUT/results.md" | sed '$d'
+if grep -q '^## A/B' "$OUT/results.md"; then
+	sed -n '/^## A\/B/,/^## Bandwidth/p' "$OUT/results.md" | sed '$d'
+else
+	sed -n '/^## Bandwidth/,/^## Paths/p' "$OUT/results.md" | sed '$d'
+fi

@@ -8,7 +8,10 @@
 #
 # Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
 #         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
-#         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL.
+#         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS.
+#         A driver "siw2@NAME" is siw2 built from another tree
+#         (tools/bench-ab.sh): its module and provider are taken from
+#         $SIW2_TOP/build/ab/NAME/.
 # Output: $SIW2_RESULTS/runs.tsv   one line per run (see RUN_HDR below)
 #         $SIW2_RESULTS/raw/       every program's stdout+stderr
 #         $SIW2_RESULTS/info.txt   guest facts (kernel, tools, topology)
@@ -47,18 +50,26 @@ mkdir -p "$RAW"
 
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
 BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls"
-BENCH_MTU=1500 BENCH_MAX_FAIL=3
+BENCH_MTU=1500 BENCH_MAX_FAIL=3 BENCH_ROUNDS=1
+BENCH_TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
 # shellcheck source=/dev/null
 [[ -f $OUT/bench.conf ]] && source "$OUT/bench.conf"
 REPS=$BENCH_REPEATS D=$BENCH_DURATION
+# Repeat numbers of the current round: REP0 + 1 .. REP0 + REPS.
+REP0=0
 
 NS_A=bench_a NS_B=bench_b
 NSP_SRV=198.18.7.1 NSP_CLI=198.18.7.2
 INI_A=brx-a INI_B=brx-b
 INI_SRV=198.18.8.1 INI_CLI=198.18.8.2
 
-BW_TESTS="ib_write_bw ib_read_bw ib_send_bw"
-LAT_TESTS="ib_write_lat ib_read_lat ib_send_lat"
+BW_TESTS='' LAT_TESTS=''
+for t in $BENCH_TESTS; do
+	case $t in
+	ib_*_bw) BW_TESTS+=" $t" ;;
+	ib_*_lat) LAT_TESTS+=" $t" ;;
+	esac
+done
 
 # runs.tsv: one line per run.  value: Gbit/s (bw, iperf3) or usec (lat:
 # perftest t_typical = median; sockperf: median of RTT/2).  extra: bw: the
@@ -290,7 +301,7 @@ pt_driver() {
 		for size in $BENCH_SIZES; do cfgs+=("$test:$size"); done
 	done
 	for test in $LAT_TESTS; do cfgs+=("$test:$BENCH_LAT_SIZE"); done
-	for ((rep = 1; rep <= REPS; rep++)); do
+	for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
 		for cfg in "${cfgs[@]}"; do
 			test=${cfg%%:*} size=${cfg#*:}
 			if [[ -n $broken || -n ${failed[$cfg]:-} ]]; then
@@ -369,7 +380,7 @@ has_ipv4_gid() {	# has_ipv4_gid IBDEV: a ::ffff:a.b.c.d GID on port 1
 # TCP ping-pong, BENCH_REPEATS times each.
 tcp_runs() {
 	local drv=$1 path=$2 sns=$3 cns=$4 addr=$5 rep base t0 status value extra crc
-	for ((rep = 1; rep <= REPS; rep++)); do
+	for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
 		PORT=$((PORT + 1))
 		base=$drv-iperf3-r$rep
 		t0=$EPOCHREALTIME status=ok value='' extra=''
@@ -483,11 +494,19 @@ run_rxe() {
 
 # run_siw2 [LABEL]: siw2 with its user-space rings, or, as siw2-syscalls,
 # with user_rings=0 (every post and poll a system call: the fast path's
-# "before").
+# "before"), or, as siw2@NAME, the module and provider of
+# $SIW2_TOP/build/ab/NAME/ (tools/bench-ab.sh), default parameters.
 run_siw2() {
-	local why drv=${1:-siw2}
+	local why drv=${1:-siw2} ab=
 	say "== $drv on nspair"
-	if ! why=$( (siw2_load) 2>&1 ); then
+	if [[ $drv == siw2@* ]]; then
+		ab=$SIW2_TOP/build/ab/${drv#siw2@}
+		why=$( (siw2_load_ab "$ab") 2>&1 ) || {
+			driver_failed "$drv" nspair "load: $(echo "$why" | tail -n1)"
+			return
+		}
+		export RDMAV_DRIVERS=$ab/libsiw2
+	elif ! why=$( (siw2_load) 2>&1 ); then
 		driver_failed "$drv" nspair "load: $(echo "$why" | tail -n1)"
 		return
 	fi
@@ -501,7 +520,24 @@ run_siw2() {
 		pt_driver "$drv" nspair $NS_A $NS_B siw2_a siw2_b $NSP_SRV
 	fi
 	devs_delete siw2_a siw2_b
-	modprobe -r siw2 2>/dev/null || say "modprobe -r siw2 failed"
+	if [[ -n $ab ]]; then
+		# Loaded by insmod: modprobe may not find it in the module index.
+		rmmod siw2 2>/dev/null || say "rmmod siw2 failed"
+		export RDMAV_DRIVERS=$AB_SAVED_DRIVERS
+	else
+		modprobe -r siw2 2>/dev/null || say "modprobe -r siw2 failed"
+	fi
+}
+
+# siw2_load_ab DIR: siw2 from DIR/siw2.ko (insmod: the guest's module
+# index knows only this tree's siw2.ko) with DIR's provider.
+siw2_load_ab() {
+	local m
+	for m in ib_core ib_uverbs iw_cm rdma_cm rdma_ucm libcrc32c; do
+		modprobe "$m" || fail "modprobe $m"
+	done
+	[[ -f $1/siw2.ko && -f $1/libsiw2-rdmav34.so ]] || fail "$1: no siw2.ko or provider"
+	insmod "$1/siw2.ko" || fail "insmod $1/siw2.ko"
 }
 
 # --- main --------------------------------------------------------------
@@ -516,6 +552,7 @@ run_siw2() {
 	echo "rdma-core: $(dpkg-query -W -f='${Version}' rdma-core 2>/dev/null)"
 	echo "config: repeats=$REPS duration=${D}s sizes=$BENCH_SIZES lat_size=$BENCH_LAT_SIZE"
 	echo "config: lat_iters=$BENCH_LAT_ITERS drivers=$BENCH_DRIVERS mtu=$BENCH_MTU max_fail=$BENCH_MAX_FAIL"
+	echo "config: rounds=$BENCH_ROUNDS tests=$BENCH_TESTS"
 } >"$INFO"
 
 missing=
@@ -534,6 +571,12 @@ fi
 echo "nspair: $NS_A $(ip -n $NS_A -br addr show $NS_A-v) / $NS_B $(ip -n $NS_B -br addr show $NS_B-v)" >>"$INFO"
 
 T0=$EPOCHREALTIME
+AB_SAVED_DRIVERS=$RDMAV_DRIVERS
+# BENCH_ROUNDS > 1 interleaves the drivers: every round runs each driver's
+# REPS repeats, so that slow phases of a noisy host spread over all of
+# them (tools/bench-ab.sh compares builds this way).
+for ((round = 1; round <= BENCH_ROUNDS; round++)); do
+REP0=$(((round - 1) * REPS))
 for drv in $BENCH_DRIVERS; do
 	t=$EPOCHREALTIME
 	b0=$(dev_bytes $NS_B $NS_B-v)
@@ -543,9 +586,11 @@ for drv in $BENCH_DRIVERS; do
 	rxe)  run_rxe ;;
 	siw2) run_siw2 ;;
 	siw2-syscalls) run_siw2 siw2-syscalls ;;
+	siw2@*) run_siw2 "$drv" ;;
 	*)    say "unknown driver '$drv' in BENCH_DRIVERS" ;;
 	esac
-	echo "phase $drv: $(elapsed "$t") s; $NS_B-v rx/tx bytes before: $b0 after: $(dev_bytes $NS_B $NS_B-v)" >>"$INFO"
+	echo "phase $drv (round $round): $(elapsed "$t") s; $NS_B-v rx/tx bytes before: $b0 after: $(dev_bytes $NS_B $NS_B-v)" >>"$INFO"
+done
 done
 echo "total: $(elapsed "$T0") s" >>"$INFO"
 say "bench done in $(elapsed "$T0") s"
