@@ -276,7 +276,7 @@ else
 fi
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
-echo 6 >"$P/mpa_caps"
+echo 4 >"$P/mpa_caps"
 
 # ---------------------------------------------------------------- d
 # The kernel verbs: tests/kmod/siw2_kext.ko in the initial namespace (k0,
@@ -327,7 +327,7 @@ kext kext-rv2 7790 rv2=1 read_v2=1
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps"
 kext kext-rv1 7791 rv2=0 read_v2=0
-echo 6 >"$P/mpa_caps"
+echo 4 >"$P/mpa_caps"
 
 # ---------------------------------------------------------------- e
 # A hostile peer (tests/progs/ext_peer.py) against siw2 as Responder
@@ -386,7 +386,7 @@ echo 0 >"$P/read_v2"
 # ---------------------------------------------------------------- f
 echo 0 >"$P/mpa_caps" || fail "mpa_caps=0"
 ext no-ext-siw2 7770 --no-ext
-echo 6 >"$P/mpa_caps"
+echo 4 >"$P/mpa_caps"
 # A Linux siw server (namespace pc) for a siw2 client (pd).
 siw_peer_load
 cm_ns_pair pc pd 67
