@@ -336,6 +336,9 @@ echo 4 >"$P/mpa_caps"
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
 init_scen=(atomic-ok imm-len rv1-on-rv2 rv2-on-rv1 v2op-on-rv1 ext-no-caps aop-reserved resp-no-req
 	atomic-misaligned atomic-bad-crc)
+# The peer's RV 1 scenarios get RFC 7306 from the Commit bit alone, which
+# the Responder then must grant (not by default while Commit does not exist).
+echo 6 >"$P/mpa_caps" || fail "mpa_caps=6"
 ip netns exec pa timeout 200 "$EXT" -s -a "$SRV" -p 7780 -n ${#init_scen[@]} -t 30 >"$R/peer-target.s" 2>&1 &
 sp=$!
 pids+=("$sp")
@@ -346,6 +349,7 @@ for sc in "${init_scen[@]}"; do
 	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out")"
 done
 wait "$sp" || { bad "peer-target: server rc $?"; show peer-target.s; }
+echo 4 >"$P/mpa_caps"
 # The server prints "EXT WIN" at the end of each connection, in scenario
 # order: a refused or undelivered FetchAdd left the window as it was
 # (EXT-ATOMIC-3; EXT-ORD-2).
