@@ -36,15 +36,22 @@ stage() {
 		"$t/userspace-provider/build/siw2.driver" "$d/" || die "cannot copy to $d"
 }
 
-# build NAME REV: a clean tree of REV, built (module and provider only).
+# build NAME SHA: a clean tree of commit SHA, built (module and provider
+# only); a build of the same commit staged before is reused.
 build() {
 	local src=$AB/$1.src log=$AB/$1.build.log
+	if [[ -f $AB/$1/siw2.ko && $(cat "$AB/$1.commit" 2>/dev/null) == "$2" ]]; then
+		echo "bench-ab: reusing the build of $2 in $AB/$1"
+		return
+	fi
+	rm -f "$AB/$1.commit"
 	rm -rf "$src"
 	mkdir -p "$src" || die "cannot create $src"
 	git -C "$TOP" archive "$2" | tar -x -C "$src" || die "git archive $2 failed"
 	echo "bench-ab: building $2 in $src (log: $log)"
 	make -C "$src" module provider >"$log" 2>&1 || die "building $2 failed: $log"
 	stage "$1" "$src"
+	echo "$2" >"$AB/$1.commit"
 }
 
 drivers=
