@@ -9,7 +9,7 @@
  * opcode of RFC 5040 and of the extension drafts (RFC 7306's Immediate
  * Data and Atomics on RV 1 and 2, RDMAP v2's Read V2 and Send with
  * Immediate Data on RV 2 only); the extensions are accepted only where the
- * caller processes them.
+ * connection negotiated them.
  *
  * Reserved fields are not checked on receive: the DDP Rsvd bits (0x3C of
  * the DDP control octet), the RDMAP Rsv bits, and the RsvdULP of a Send
@@ -30,7 +30,7 @@
 #define SIW2_OPF_INVAL		0x01	/* RsvdULP[8..39] is the STag to invalidate */
 #define SIW2_OPF_SINGLE		0x02	/* one segment only: L=1, MO 0 */
 #define SIW2_OPF_NO_PAYLOAD	0x04	/* nothing after the RDMAP header */
-#define SIW2_OPF_EXT		0x08	/* an extension operation (siw2_ddp_decode() @ext) */
+#define SIW2_OPF_EXT		0x08	/* needs SIW2_DDP_FEAT_EXT */
 #define SIW2_OPF_IMM		0x10	/* 8 octets of Immediate Data: a length error is 0/2/0xFF */
 #define SIW2_OPF_IMM_TAIL	0x20	/* the L=1 segment is the 8-octet immediate (DEC-6) */
 
@@ -244,8 +244,9 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  * @ulpdu: the ULPDU, i.e. the FPDU after its 2-octet ULPDU_Length
  * @ulpdu_len: ULPDU_Length
  * @rv: the connection's RDMAP version (1, or 2 when negotiated)
- * @ext: the caller processes the extension operations (RFC 7306 Immediate
- *	Data and Atomics; with @rv 2 also Read V2 and Send with Immediate)
+ * @feat: SIW2_DDP_FEAT_* the connection negotiated: EXT for RFC 7306
+ *	Immediate Data and Atomics (with @rv 2 also Read V2 and Send with
+ *	Immediate)
  * @info: the decoded headers; on error, the fields decoded so far
  * @term: on error, the Terminate the receiver must send (DIGEST 3.4)
  *
@@ -255,7 +256,7 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  * * DV != 1: tagged 1/1/0x04, untagged 1/2/0x06 (BASE-DDP-1)
  * * RV != @rv: 0/2/0x05 (BASE-RDMAP-1)
  * * opcode not valid on @rv, including any opcode with 0x10 set on RV 1,
- *   or an extension operation without @ext: 0/2/0x06 (DEC-1)
+ *   or one of a family not in @feat: 0/2/0x06 (DEC-1)
  * * T bit other than the opcode's: 0/2/0x06 (DIGEST 3.3)
  * * ULPDU shorter than the DDP header (14 tagged, 18 untagged;
  *   BASE-DDP-2): 1/0/0x00. RFC 5041 has no code for a truncated segment,
@@ -280,7 +281,7 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  *
  * Return: 0, or -EPROTO with @term set.
  */
-int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
+int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, u8 feat,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term)
 {
 	const struct siw2_rdmap_op_desc *op;
@@ -314,7 +315,7 @@ int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 				     SIW2_TERM_RDMAP_BAD_RV);
 	op = &siw2_rdmap_ops[info->opcode];
 	if (!(op->rvs & BIT(info->rv)) || info->tagged != op->tagged ||
-	    ((op->flags & SIW2_OPF_EXT) && !ext))
+	    ((op->flags & SIW2_OPF_EXT) && !(feat & SIW2_DDP_FEAT_EXT)))
 		return siw2_ddp_fail(term, SIW2_TERM_LAYER_RDMAP,
 				     SIW2_TERM_ETYPE_REMOTE_OP,
 				     SIW2_TERM_RDMAP_BAD_OPCODE);

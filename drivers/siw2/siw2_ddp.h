@@ -38,6 +38,13 @@
 #define SIW2_TERM_DDP_U_BAD_MO		0x04	/* 1/2: Invalid MO */
 #define SIW2_TERM_DDP_U_BAD_DV		0x06	/* 1/2: Invalid DDP version */
 
+/*
+ * siw2_ddp_decode() @feat: the optional message families the connection
+ * negotiated (DEC-4; siw2_conn_feat() derives them from MPA). An opcode
+ * of a family not in @feat is Terminate 0/2/0x06.
+ */
+#define SIW2_DDP_FEAT_EXT	0x01	/* RFC 7306; on RV 2 also the v2 messages */
+
 /* Length of the Terminate Control word, the Terminate's RDMAP header. */
 #define SIW2_TERM_CTRL_LEN		4
 
@@ -119,7 +126,7 @@ struct siw2_ddp_info {
 	u64 orig_value;
 };
 
-int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
+int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, u8 feat,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term);
 const char *siw2_rdmap_op_name(u8 op);
 bool siw2_rdmap_op_tagged(u8 op);

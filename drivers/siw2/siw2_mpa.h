@@ -6,6 +6,7 @@
 #ifndef _SIW2_MPA_H
 #define _SIW2_MPA_H
 
+#include "siw2_ddp.h"
 #include "siw2_wire.h"
 
 enum siw2_mpa_kind {
@@ -98,6 +99,12 @@ struct siw2_mpa_conn {
 static inline bool siw2_conn_ext(const struct siw2_mpa_conn *c)
 {
 	return c->caps;
+}
+
+/* The optional messages siw2_ddp_decode() accepts on the connection. */
+static inline u8 siw2_conn_feat(const struct siw2_mpa_conn *c)
+{
+	return siw2_conn_ext(c) ? SIW2_DDP_FEAT_EXT : 0;
 }
 
 /*

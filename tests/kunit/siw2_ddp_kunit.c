@@ -12,6 +12,9 @@
 
 #include "siw2_ddp.h"
 
+/* siw2_ddp_decode() @feat: the RFC 7306 (and v2) messages. */
+#define F_EXT		SIW2_DDP_FEAT_EXT
+
 /* DIGEST 1.4: zero-length RDMA Write RTR, RV=1, STag 1, TO 0, CRC on. */
 static const u8 rtr_write_img[20] = {
 	0x00, 0x0e, 0xc1, 0x40, 0x00, 0x00, 0x00, 0x01,
@@ -254,7 +257,7 @@ static void decode_rejects_table(struct kunit *test)
 		len = t->len < 0 ? 0 : t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, false, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, 0, &info,
 					      &term), -EPROTO);
 	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
 	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
@@ -276,7 +279,7 @@ static void reserved_opcodes_dec_1(struct kunit *test)
 		for (t = 0; t < 2; t++) {
 			base_ulpdu(t ? B_WRITE : B_SEND, buf, sizeof(buf));
 			buf[O_RDMAP] = 0x40 | op;
-			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info,
+			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info,
 							      &term), -EPROTO);
 			KUNIT_EXPECT_EQ(test, term.layer, 0);
 			KUNIT_EXPECT_EQ(test, term.etype, 2);
@@ -292,7 +295,7 @@ static void write_rtr_image_base_ddp_7(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, false, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, 0, &info,
 					      &term), 0);
 	KUNIT_EXPECT_TRUE(test, info.tagged);
 	KUNIT_EXPECT_TRUE(test, info.last);
@@ -312,7 +315,7 @@ static void read_rtr_image_base_ddp_4(struct kunit *test)
 	struct siw2_ddp_info info;
 	u8 buf[46];
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, false, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, 0, &info,
 					      &term), 0);
 	KUNIT_EXPECT_FALSE(test, info.tagged);
 	KUNIT_EXPECT_TRUE(test, info.last);
@@ -336,7 +339,7 @@ static void read_rtr_image_base_ddp_4(struct kunit *test)
 	buf[30] = 0x00; buf[32] = 0x10;			/* RDMARDSZ 4096 */
 	buf[34] = 0xcc; buf[37] = 0xdd;			/* Source STag */
 	buf[38] = 0x33; buf[45] = 0x44;			/* Source TO */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.msn, 7);
 	KUNIT_EXPECT_EQ(test, info.sink_stag, 0xaa0000bb);
 	KUNIT_EXPECT_EQ(test, info.sink_to, 0x1100000000000022ULL);
@@ -352,7 +355,7 @@ static void terminate_image_base_rdmap_8(struct kunit *test)
 	struct siw2_ddp_info info;
 	bool m, d, r, swapped;
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, info.qn, 2);
 	KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -381,7 +384,7 @@ static void terminate_with_headers_base_rdmap_8(struct kunit *test)
 	buf[18] = 0x12;		/* 1/2/0x01 Invalid QN */
 	buf[19] = 0x01;
 	buf[20] = 0xc0;		/* M D */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 22);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 20);
 	KUNIT_EXPECT_EQ(test, info.term_ctrl, siw2_term_ctrl(1, 2, 1) |
@@ -403,7 +406,7 @@ static void send_family_base_ddp_4(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(sends); i++) {
 		base_ulpdu(B_SEND, buf, sizeof(buf));
 		buf[O_RDMAP] = 0x40 | sends[i];
-		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 		KUNIT_EXPECT_EQ(test, info.opcode, sends[i]);
 		KUNIT_EXPECT_EQ(test, info.qn, 0);
 		KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -416,12 +419,12 @@ static void send_family_base_ddp_4(struct kunit *test)
 	buf[O_DDP] = 0x01;
 	buf[13] = 9;
 	buf[16] = 0x10;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_FALSE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.msn, 9);
 	KUNIT_EXPECT_EQ(test, info.mo, 4096);
 	/* An empty Send is legal too. */
-	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, false, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
 }
 
@@ -438,16 +441,16 @@ static void send_inval_stag_base_rdmap_2(struct kunit *test)
 	base_ulpdu(B_SEND, buf, sizeof(buf));
 	buf[2] = 0x12; buf[3] = 0x34; buf[4] = 0x56; buf[5] = 0x78;
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_INV;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE_INV;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 }
 
@@ -461,7 +464,7 @@ static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
 	base_ulpdu(B_WRITE, buf, sizeof(buf));
 	buf[O_DDP] |= 0x3c;		/* DDP Rsvd */
 	buf[O_RDMAP] |= 0x20;		/* RDMAP Rsv (0x10 is opcode, DEC-1) */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_WRITE);
 	KUNIT_EXPECT_EQ(test, info.rv, 1);
 	KUNIT_EXPECT_EQ(test, info.dv, 1);
@@ -470,7 +473,7 @@ static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
 	buf[O_DDP] |= 0x3c;
 	buf[O_RDMAP] |= 0x20;
 	buf[2] = 0xff;			/* RsvdULP of a Read Request */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 }
@@ -489,7 +492,7 @@ static void tagged_payload_base_ddp_3(struct kunit *test)
 		buf[O_RDMAP] = 0x40 | SIW2_OP_READ_RESP;
 		buf[2] = 0xde; buf[5] = 0xef;
 		buf[6] = 0x01; buf[13] = 0x02;
-		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, false, &info, &term), 0);
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, 0, &info, &term), 0);
 		KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_RESP);
 		KUNIT_EXPECT_EQ(test, info.last, !!last);
 		KUNIT_EXPECT_EQ(test, info.stag, 0xde0000ef);
@@ -517,10 +520,10 @@ static void op_names_dec_1(struct kunit *test)
 }
 
 /* Decode an image's ULPDU (after ULPDU_Length, before the CRC). */
-static int dec_img(const u8 *img, u8 rv, bool ext, struct siw2_ddp_info *info,
+static int dec_img(const u8 *img, u8 rv, u8 feat, struct siw2_ddp_info *info,
 		   struct siw2_term_code *term)
 {
-	return siw2_ddp_decode(img + 2, (img[0] << 8) | img[1], rv, ext, info,
+	return siw2_ddp_decode(img + 2, (img[0] << 8) | img[1], rv, feat, info,
 			       term);
 }
 
@@ -533,7 +536,7 @@ static void atomic_req_image_ext_atomic_14(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(atomic_req_img, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(atomic_req_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_REQ);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -552,7 +555,7 @@ static void atomic_req_image_ext_atomic_14(struct kunit *test)
 
 		memcpy(buf, atomic_req_img, sizeof(buf));
 		buf[3] = 0x80 | SIW2_OP_ATOMIC_REQ;
-		KUNIT_EXPECT_EQ(test, dec_img(buf, 2, true, &info, &term), 0);
+		KUNIT_EXPECT_EQ(test, dec_img(buf, 2, F_EXT, &info, &term), 0);
 	}
 }
 
@@ -566,7 +569,7 @@ static void atomic_req_reserved_ext_atomic_6(struct kunit *test)
 	memcpy(buf, atomic_req_img, sizeof(buf));
 	buf[2 + 18] = 0xff;
 	buf[2 + 21] = 0xf2;
-	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.aop, SIW2_AOP_CMP_SWAP);
 }
 
@@ -576,7 +579,7 @@ static void atomic_resp_image_ext_atomic_20(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(atomic_resp_img, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(atomic_resp_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_RESP);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
 	KUNIT_EXPECT_EQ(test, info.req_id, 7);
@@ -589,7 +592,7 @@ static void imm_image_ext_imm_10(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(imm_img, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(imm_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_IMM);
 	KUNIT_EXPECT_EQ(test, info.msn, 5);
 	KUNIT_EXPECT_EQ(test, info.imm, 0x0102030405060708ULL);
@@ -602,12 +605,12 @@ static void send_imm_images_v2_imm_7(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(send_imm1_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(send_imm1_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_SEND_IMM);
 	KUNIT_EXPECT_FALSE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 5);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
-	KUNIT_ASSERT_EQ(test, dec_img(send_imm2_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(send_imm2_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_TRUE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.mo, 5);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
@@ -620,13 +623,13 @@ static void read_v2_images_v2_read_4(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(read_v2_req_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(read_v2_req_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_REQ);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.read_size, 4096);
 	KUNIT_EXPECT_EQ(test, info.src_stag, 0x5678);
 	KUNIT_EXPECT_EQ(test, info.src_to, 0x20000);
-	KUNIT_ASSERT_EQ(test, dec_img(read_v2_resp_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(read_v2_resp_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_RESP);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
@@ -640,56 +643,56 @@ struct ext_case {
 	struct patch p[2];
 	u8 np;
 	u8 rv;
-	bool ext;
+	u8 feat;
 	u8 layer, etype, code;
 };
 
 static const struct ext_case ext_cases[] = {
 	/* The extensions only where the receiver processes them. */
-	{ "ext_hdr_2_atomic_without_ext_0_2_6", atomic_req_img, 0, {}, 0, 1, false,
+	{ "ext_hdr_2_atomic_without_ext_0_2_6", atomic_req_img, 0, {}, 0, 1, 0,
 	  T(0, 2, 6) },
-	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, false, T(0, 2, 6) },
-	{ "v2_hdr_4_send_imm_without_ext_0_2_6", send_imm2_img, 0, {}, 0, 2, false,
+	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, 0, T(0, 2, 6) },
+	{ "v2_hdr_4_send_imm_without_ext_0_2_6", send_imm2_img, 0, {}, 0, 2, 0,
 	  T(0, 2, 6) },
 	/* DEC-1, V2-HDR-4: v2 opcodes on RV 1 are unexpected, with or without ext. */
-	{ "dec_1_read_v2_on_rv1_0_2_6", read_v2_req_img, 0, P1(O_RDMAP, 0x51), 1, true,
+	{ "dec_1_read_v2_on_rv1_0_2_6", read_v2_req_img, 0, P1(O_RDMAP, 0x51), 1, F_EXT,
 	  T(0, 2, 6) },
-	{ "dec_1_send_imm_on_rv1_0_2_6", send_imm2_img, 0, P1(O_RDMAP, 0x53), 1, true,
+	{ "dec_1_send_imm_on_rv1_0_2_6", send_imm2_img, 0, P1(O_RDMAP, 0x53), 1, F_EXT,
 	  T(0, 2, 6) },
 	/* V2-HDR-1, BASE-RDMAP-1: RV 1 messages on an RV 2 connection. */
-	{ "v2_hdr_1_atomic_rv1_on_rv2_0_2_5", atomic_req_img, 0, {}, 0, 2, true,
+	{ "v2_hdr_1_atomic_rv1_on_rv2_0_2_5", atomic_req_img, 0, {}, 0, 2, F_EXT,
 	  T(0, 2, 5) },
 	/* Commit is not an operation of this driver yet. */
-	{ "dec_19_commit_0_2_6", imm_img, 0, P1(O_RDMAP, 0x4c), 1, true, T(0, 2, 6) },
+	{ "dec_19_commit_0_2_6", imm_img, 0, P1(O_RDMAP, 0x4c), 1, F_EXT, T(0, 2, 6) },
 	/* EXT-HDR-4: T bit, QN, single segment. */
-	{ "ext_hdr_4_atomic_tagged_0_2_6", atomic_req_img, 0, P1(O_DDP, 0xc1), 1, true,
+	{ "ext_hdr_4_atomic_tagged_0_2_6", atomic_req_img, 0, P1(O_DDP, 0xc1), 1, F_EXT,
 	  T(0, 2, 6) },
-	{ "ext_atomic_14_atomic_qn0_1_2_1", atomic_req_img, 0, P1(O_QN, 0), 1, true,
+	{ "ext_atomic_14_atomic_qn0_1_2_1", atomic_req_img, 0, P1(O_QN, 0), 1, F_EXT,
 	  T(1, 2, 1) },
-	{ "ext_atomic_20_resp_qn1_1_2_1", atomic_resp_img, 0, P1(O_QN, 1), 1, true,
+	{ "ext_atomic_20_resp_qn1_1_2_1", atomic_resp_img, 0, P1(O_QN, 1), 1, F_EXT,
 	  T(1, 2, 1) },
-	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, true, T(1, 2, 1) },
-	{ "v2_read_1_resp_qn0_1_2_1", read_v2_resp_img, 0, P1(O_QN, 0), 2, true,
+	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, F_EXT, T(1, 2, 1) },
+	{ "v2_read_1_resp_qn0_1_2_1", read_v2_resp_img, 0, P1(O_QN, 0), 2, F_EXT,
 	  T(1, 2, 1) },
-	{ "ext_atomic_11_atomic_l0_0_2_6", atomic_req_img, 0, P1(O_DDP, 0x01), 1, true,
+	{ "ext_atomic_11_atomic_l0_0_2_6", atomic_req_img, 0, P1(O_DDP, 0x01), 1, F_EXT,
 	  T(0, 2, 6) },
-	{ "ext_atomic_11_atomic_mo8_1_2_4", atomic_req_img, 0, P1(O_MO, 8), 1, true,
+	{ "ext_atomic_11_atomic_mo8_1_2_4", atomic_req_img, 0, P1(O_MO, 8), 1, F_EXT,
 	  T(1, 2, 4) },
-	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, true, T(0, 2, 6) },
+	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, F_EXT, T(0, 2, 6) },
 	/* The header is exactly as long as the opcode says. */
-	{ "ext_hdr_5_atomic_69_0_2_6", atomic_req_img, 69, {}, 0, 1, true, T(0, 2, 6) },
-	{ "ext_hdr_5_atomic_payload_0_2_6", atomic_req_img, 71, {}, 0, 1, true,
+	{ "ext_hdr_5_atomic_69_0_2_6", atomic_req_img, 69, {}, 0, 1, F_EXT, T(0, 2, 6) },
+	{ "ext_hdr_5_atomic_payload_0_2_6", atomic_req_img, 71, {}, 0, 1, F_EXT,
 	  T(0, 2, 6) },
-	{ "ext_hdr_5_resp_29_0_2_6", atomic_resp_img, 29, {}, 0, 1, true, T(0, 2, 6) },
-	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, true, T(0, 2, 6) },
+	{ "ext_hdr_5_resp_29_0_2_6", atomic_resp_img, 29, {}, 0, 1, F_EXT, T(0, 2, 6) },
+	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, F_EXT, T(0, 2, 6) },
 	/* EXT-IMM-12, V2-IMM-8, DEC-9: 8 octets of immediate, exactly. */
-	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, true, T(0, 2, 0xff) },
-	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, true, T(0, 2, 0xff) },
-	{ "dec_9_send_imm_tail_7_0_2_ff", send_imm2_img, 25, {}, 0, 2, true,
+	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, F_EXT, T(0, 2, 0xff) },
+	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, F_EXT, T(0, 2, 0xff) },
+	{ "dec_9_send_imm_tail_7_0_2_ff", send_imm2_img, 25, {}, 0, 2, F_EXT,
 	  T(0, 2, 0xff) },
-	{ "dec_9_send_imm_tail_9_0_2_ff", send_imm2_img, 27, {}, 0, 2, true,
+	{ "dec_9_send_imm_tail_9_0_2_ff", send_imm2_img, 27, {}, 0, 2, F_EXT,
 	  T(0, 2, 0xff) },
-	{ "v2_imm_8_send_imm_tail_empty_0_2_ff", send_imm2_img, 18, {}, 0, 2, true,
+	{ "v2_imm_8_send_imm_tail_empty_0_2_ff", send_imm2_img, 18, {}, 0, 2, F_EXT,
 	  T(0, 2, 0xff) },
 };
 
@@ -719,7 +722,7 @@ static void ext_decode_rejects_table(struct kunit *test)
 		len = t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv, t->ext, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv, t->feat, &info,
 					      &term), -EPROTO);
 	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
 	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
@@ -741,7 +744,7 @@ static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
 		size_t len = base_ulpdu(b, buf, sizeof(buf));
 
 		buf[O_RDMAP] = (buf[O_RDMAP] & 0x3f) | 0x80;
-		KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, len, 2, false, &info,
+		KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, len, 2, 0, &info,
 						      &term), 0);
 	}
 }
@@ -842,7 +845,7 @@ static void siw_swapped_terminate_base_rdmap_8(struct kunit *test)
 	bool m, d, r, swapped;
 
 	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(siw_term_img + 2, siw_term_img[1], 1,
-					      false, &info, &term), 0);
+					      0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, info.term_ctrl, 0x02040000);
 	KUNIT_ASSERT_EQ(test, siw2_ddp_term_parse(siw_term_img + 2 + info.hdr_len - 4,
