@@ -101,10 +101,16 @@ static inline bool siw2_conn_ext(const struct siw2_mpa_conn *c)
 	return c->caps;
 }
 
-/* The optional messages siw2_ddp_decode() accepts on the connection. */
+/*
+ * The optional messages siw2_ddp_decode() accepts on the connection: the
+ * RFC 7306 family with any acknowledged bit (siw2_conn_ext()), RDMA
+ * Commit only when both sides advertised its bit (DEC-4); without it a
+ * Commit is refused like any unsupported opcode (COMMIT-DISC-2).
+ */
 static inline u8 siw2_conn_feat(const struct siw2_mpa_conn *c)
 {
-	return siw2_conn_ext(c) ? SIW2_DDP_FEAT_EXT : 0;
+	return (siw2_conn_ext(c) ? SIW2_DDP_FEAT_EXT : 0) |
+	       (c->caps & SIW2_MPA_CAP_COMMIT ? SIW2_DDP_FEAT_COMMIT : 0);
 }
 
 /*
