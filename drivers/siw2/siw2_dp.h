@@ -261,7 +261,9 @@ enum siw2_rx_sink {
  * @si: current @rqe SGE, @soff: offset in it
  * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2, 3)
  * @rv: the RDMAP version every message must carry (DEC-4)
- * @ext: the extension messages are processed (siw2_ddp_decode() @ext)
+ * @ext: the RFC 7306 messages are processed (SIW2_DDP_FEAT_EXT of @feat)
+ * @feat: the optional messages the connection negotiated, SIW2_DDP_FEAT_*
+ *	(siw2_ddp_decode() @feat)
  * @term_buf: a received Terminate's payload, @term_have octets
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
  * @msgs: messages whose last segment's header came in (the TX doorbell
@@ -299,6 +301,7 @@ struct siw2_rx {
 	u32 msn_expect[4];
 	u8 rv;
 	bool ext;
+	u8 feat;
 	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
 	u32 term_have;
 	bool first_seen;

@@ -65,6 +65,7 @@ void siw2_rx_init(struct siw2_qp *qp, bool read_rtr)
 	rx->msn_expect[SIW2_QN_RESPONSE] = 1;
 	rx->rv = siw2_conn_rv(&qp->conn);
 	rx->ext = siw2_conn_ext(&qp->conn);
+	rx->feat = siw2_conn_feat(&qp->conn);
 	siw2_rx_next_fpdu(rx);
 }
 
@@ -646,7 +647,7 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 		}
 	}
 	if (siw2_ddp_decode(rx->hdr + SIW2_MPA_HDR_LEN, rx->ulpdu_len,
-			    rx->rv, rx->ext, &rx->info, &code)) {
+			    rx->rv, rx->feat, &rx->info, &code)) {
 		siw2_rx_err(rx, code.layer, code.etype, code.code);
 		return;
 	}
