@@ -46,8 +46,11 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include <siw2/kapi.h>
+
 #include "siw2.h"
 #include "siw2_fpdu.h"
+#include "siw2_term.h"
 #include "siw2_trace.h"
 #include "siw2_wr.h"
 
@@ -480,6 +483,11 @@ static void siw2_tx_atomic_exec(struct siw2_qp *qp)
 			     tx->irqe.req_id, tx->orig);
 	siw2_tx_msg(tx, SIW2_OP_ATOMIC_RESP, 0);	/* EXT-ATOMIC-20: QN 3 */
 }
+
+/* The Status values kernel consumers see are the wire's (DEC-13). */
+static_assert((int)SIW2_COMMIT_STATUS_MEDIA == (int)SIW2_COMMIT_ST_MEDIA &&
+	      (int)SIW2_COMMIT_STATUS_LIMIT == (int)SIW2_COMMIT_ST_LIMITS &&
+	      (int)SIW2_COMMIT_STATUS_RETRY == (int)SIW2_COMMIT_ST_RETRY);
 
 /* How many CPU cache lines [@p, @p + @n) touches. */
 static u32 siw2_cache_lines(const void *p, u32 n)
