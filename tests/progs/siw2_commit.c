@@ -56,12 +56,15 @@
 #define BIG		65536		/* the first Write and Commit */
 #define SMALL		4096		/* the ram Write */
 
-/* The server's windows, in the accept's private data. */
+/*
+ * The server's windows, in the accept's private data; it begins like
+ * siw2_ext's (address, STag), which tests/progs/ext_peer.py reads.
+ */
 struct hello {
 	uint64_t pm_addr;
-	uint64_t ram_addr;
 	uint32_t pm_rkey;
 	uint32_t ram_rkey;
+	uint64_t ram_addr;
 	uint32_t durable;
 	uint32_t pad;
 };

@@ -15,6 +15,14 @@
 #     visible, COMMIT-DUR-4, DEC-14). A Commit past the window's end and
 #     one with a wrong STag each end their connection with the Terminate
 #     DEC-10 names (0/1/0x01, 0/1/0x00), seen in siw2_dp_term.
+#  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
+#     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
+#     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
+#     DEC-12), one with octets after its region (Status 2 and the stream
+#     goes on, AMB-14), and the Terminates for a Commit without the bit
+#     (0/2/0x06, COMMIT-DISC-2), an unknown STag (0/1/0x00), a range past
+#     the window (0/1/0x01) and an unsolicited Commit Response (1/2/0x02),
+#     each echoing the offending DDP header.
 #  b  mpa_caps=4 (the default: Commit not negotiated): the Commit fails at
 #     post time with EOPNOTSUPP, nothing is sent (no siw2_dp_commit event),
 #     and the QP works on (COMMIT-DISC-1, DEC-4).
@@ -127,6 +135,26 @@ for c in 0x1 0x0; do
 	m=$(grep -c "rcvd terminate layer 0 etype 1 code $c\$" "$R/trace-a.txt")
 	(( n == 1 && m == 1 )) || bad "ram: Terminate 0/1/$c sent $n, received $m times, want 1 and 1"
 done
+
+# ---------------------------------------------------------------- h
+PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
+scen=(commit-ok commit-zero commit-tail commit-no-caps commit-bad-stag commit-bounds
+	commit-resp-no-req)
+ip netns exec pa timeout 200 "$CM" -s -a "$SRV" -p 7804 -n ${#scen[@]} -t 30 >"$R/peer.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+wait_until 20 grep -q '^LISTENING' "$R/peer.s" || bad "peer: server not listening"
+i=0
+for sc in "${scen[@]}"; do
+	ip netns exec pb timeout 30 "${PEER[@]}" run "$sc" "$SRV" 7804 >"$R/peer-$sc.out" 2>&1 ||
+		{ bad "peer $sc"; show "peer-$sc.out"; }
+	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out")"
+	# The server takes the next connection once this one has ended.
+	wait_until 20 grep -q "^COMMIT WIN conn=$i " "$R/peer.s" ||
+		{ bad "peer $sc: the server did not see the end of the connection"; show peer.s; }
+	i=$((i + 1))
+done
+wait "$sp" || { bad "peer: server rc $?"; show peer.s; }
 
 # ---------------------------------------------------------------- b
 echo 4 >"$P/mpa_caps"
