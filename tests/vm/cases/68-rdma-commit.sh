@@ -15,6 +15,12 @@
 #     visible, COMMIT-DUR-4, DEC-14). A Commit past the window's end and
 #     one with a wrong STag each end their connection with the Terminate
 #     DEC-10 names (0/1/0x01, 0/1/0x00), seen in siw2_dp_term.
+#  p  the server's pm window on persistent memory: a device-DAX namespace
+#     of the guest's emulated NVDIMM (pmem_devdax), registered durable. The
+#     same client steps; siw2_dp_commit shows each Commit of it writing
+#     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
+#     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0) and the
+#     ram window none (COMMIT-DUR-1, DEC-14).
 #  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
 #     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
 #     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
@@ -28,6 +34,7 @@
 #     and the QP works on (COMMIT-DISC-1, DEC-4).
 #  c  a Linux siw server: the same as b.
 # timeout: 400
+# pmem: 64M
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
@@ -70,15 +77,17 @@ siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
 wait_port_active s2a || fail "s2a port not ACTIVE"
 wait_port_active s2b || fail "s2b port not ACTIVE"
 
-# commit_run NAME SRVNS SRVADDR PORT CLINS CONNS -- CLIENT-ARGS...
-# ...: a server for CONNS connections, then one client per argument set
-# (separated by "--"); every program must exit 0.
+# commit_run NAME SRVNS SRVADDR PORT CLINS CONNS [-- CLIENT-ARGS...]...:
+# a server for CONNS connections (with the arguments in the array SARGS),
+# then one client per "--" and the arguments after it; every program must
+# exit 0.
+SARGS=()
 commit_run() {
 	local name=$1 sns=$2 addr=$3 port=$4 cns=$5 conns=$6 sp rc src i=0
 	local -a args=()
-	shift 7
+	shift 6
 	ip netns exec "$sns" timeout 200 "$CM" -s -a "$addr" -p "$port" -n "$conns" \
-		-t 60 >"$R/$name.s" 2>&1 &
+		-t 60 "${SARGS[@]}" >"$R/$name.s" 2>&1 &
 	sp=$!
 	pids+=("$sp")
 	if ! wait_until 20 grep -q '^LISTENING' "$R/$name.s"; then
@@ -87,9 +96,9 @@ commit_run() {
 		return 1
 	fi
 	while (( $# )); do
+		shift	# the "--"
 		args=()
 		while (( $# )) && [[ $1 != -- ]]; do args+=("$1"); shift; done
-		(( $# )) && shift
 		ip netns exec "$cns" timeout 60 "$CM" -a "$addr" -p "$port" -t 30 "${args[@]}" \
 			>"$R/$name.c$i" 2>&1
 		rc=$?
@@ -112,8 +121,8 @@ trace_take() {
 # ---------------------------------------------------------------- a
 echo 6 >"$P/mpa_caps" || fail "mpa_caps=6"
 echo >"$T/trace"
-commit_run ram pa "$SRV" 7801 pb 3 -- --bad-bounds -- --bad-stag
-grep -q '^COMMIT OK side=client steps=5$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12)"
+commit_run ram pa "$SRV" 7801 pb 3 -- -- --bad-bounds -- --bad-stag
+grep -q '^COMMIT OK side=client steps=4$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12)"
 grep -q '^COMMIT PASS ram-not-durable$' "$R/ram.s" || bad "ram: ordinary memory registered durable (COMMIT-ACC-1)"
 n=$(grep -c '^COMMIT WIN conn=[0-9] pm=ok ram=ok$' "$R/ram.s")
 (( n == 3 )) || bad "ram: server windows ok in $n of 3 connections"
@@ -135,6 +144,27 @@ for c in 0x1 0x0; do
 	m=$(grep -c "rcvd terminate layer 0 etype 1 code $c\$" "$R/trace-a.txt")
 	(( n == 1 && m == 1 )) || bad "ram: Terminate 0/1/$c sent $n, received $m times, want 1 and 1"
 done
+
+# ---------------------------------------------------------------- p
+pmem_devdax 4K
+log "pmem: $PMEM_DAX at $PMEM_START, $PMEM_SIZE octets, align $PMEM_ALIGN"
+echo >"$T/trace"
+SARGS=(--pmem "$PMEM_DAX")
+commit_run pm pa "$SRV" 7805 pb 1 --
+SARGS=()
+grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable"
+grep -q '^COMMIT OK side=client steps=4$' "$R/pm.c0" || bad "pm: client steps"
+grep -q '^COMMIT WIN conn=0 pm=ok ram=ok$' "$R/pm.s" || bad "pm: server windows"
+trace_take siw2_dp_commit pm-commit.trace
+# len -> cache lines written back: the range's lines exactly (DEC-14).
+declare -A want=([65536]=1024 [200]=4 [16]=2 [0]=0 [4096]=0)
+n=0
+while read -r len lines st; do
+	n=$((n + 1))
+	[[ ${want[$len]+set} && ${want[$len]} == "$lines" && $st == 0 ]] ||
+		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0"
+done < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
+(( n == 5 )) || bad "pm: $n Commits traced, want 5"
 
 # ---------------------------------------------------------------- h
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
