@@ -326,7 +326,7 @@ echo 1 >"$P/read_v2"
 kext kext-rv2 7790 rv2=1 read_v2=1
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps"
-kext kext-rv1 7791 rv2=0 read_v2=0
+kext kext-rv1 7791 rv2=0 read_v2=0 commit=1
 echo 4 >"$P/mpa_caps"
 
 # ---------------------------------------------------------------- e
