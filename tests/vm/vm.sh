@@ -125,13 +125,9 @@ SIW2_VM_PMEM_LABEL_KIB=128
 # none; return 1 on a malformed or unusable size.
 vm_pmem_size() {
 	local want n
-	want=${SIW2_VM_PMEM:-$(sed -n 's/^#[[:space:]]*pmem:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$1" | head -n1)}
+	want=${SIW2_VM_PMEM:-$(sed -n 's/^#[[:space:]]*pmem:[[:space:]]*\([0-9][0-9]*[MmGg]\{0,1\}\)\([[:space:]].*\)\{0,1\}$/\1/p' "$1" | head -n1)}
 	[[ -z $want ]] && return 0
-	case $want in
-	*[Gg]) n=${want%?}; [[ $n =~ ^[0-9]+$ ]] && n=$((n * 1024)) ;;
-	*[Mm]) n=${want%?} ;;
-	*) n=x ;;
-	esac
+	n=$(vm_mem_mib "$want") || n=x
 	# Linux maps ZONE_DEVICE memory in 2 MiB subsections; a devdax
 	# namespace also spends some of it on its info block and memmap.
 	if ! [[ $n =~ ^[0-9]+$ ]] || (( n < 16 || n % 2 )); then
@@ -145,10 +141,9 @@ vm_pmem_size() {
 vm_mem_mib() {
 	local v=$1
 	case $v in
-	*[Gg]) echo $(( ${v%?} * 1024 )) ;;
-	*[Mm]) echo "${v%?}" ;;
-	*[0-9]) echo "$v" ;;
-	*) return 1 ;;
+	*[Gg]) v=${v%?}; [[ $v =~ ^[0-9]+$ ]] && echo $(( v * 1024 )) ;;
+	*[Mm]) v=${v%?}; [[ $v =~ ^[0-9]+$ ]] && echo "$v" ;;
+	*) [[ $v =~ ^[0-9]+$ ]] && echo "$v" ;;
 	esac
 }
 
