@@ -40,8 +40,8 @@
 #   siw2_assert_zero_counts  fail unless every global count is 0
 #   in_ns NS CMD...          run CMD in namespace NS ("-" = initial)
 #   pmem_devdax [ALIGN]      on a guest with an emulated NVDIMM (case header
-#                            "# pmem: 256M", see tests/vm/vm.sh): load nfit,
-#                            nd_pmem, device_dax and dax_pmem, initialise the
+#                            "# pmem: 256M", see tests/vm/vm.sh): load libnvdimm,
+#                            nfit, nd_pmem, device_dax and dax_pmem, initialise the
 #                            NVDIMM's labels when they are blank, make one
 #                            device-DAX namespace over the whole region with
 #                            ndctl (ALIGN: 4K by default, 2M or 1G), or reuse
@@ -218,18 +218,25 @@ pmem_devdax() {
 	grep -qw 'siw2_pmem=[0-9]*M' /proc/cmdline ||
 		fail "pmem_devdax: this guest has no emulated NVDIMM (no siw2_pmem= on the kernel command line): give the case a '# pmem: 256M' header line (tests/vm/vm.sh)"
 	need ndctl
-	# No udev in the guest: nothing loads these on its own.
-	for m in nfit nd_pmem device_dax dax_pmem; do
-		modprobe "$m" || fail "pmem_devdax: modprobe $m failed (Debian's 6.12 kernel has it under /lib/modules/$(uname -r)/kernel/drivers/{acpi/nfit,nvdimm,dax})"
+	# No udev in the guest: nothing loads these on its own.  ndctl's
+	# package hooks "ndctl load-keys" (NVDIMM security keys, a TPM
+	# lookup) into "modprobe libnvdimm": the emulated DIMM has no
+	# security, so skip the hook.
+	for m in libnvdimm nfit nd_pmem device_dax dax_pmem; do
+		[[ -d /sys/module/$m ]] && continue
+		modprobe --ignore-install "$m" || fail "pmem_devdax: modprobe $m failed (Debian's 6.12 kernel has it under /lib/modules/$(uname -r)/kernel/drivers/{acpi/nfit,nvdimm,dax})"
 	done
 	# Regions are probed asynchronously after nfit binds the NFIT.
 	wait_until 30 eval 'compgen -G "/sys/bus/nd/devices/region*/driver" >/dev/null' ||
 		fail "pmem_devdax: no NVDIMM region appeared within 30 s of loading nfit (dmesg: $(dmesg | grep -iE 'nfit|nd_|nvdimm' | tail -n3 | tr '\n' ' '))"
 	region=$(compgen -G "/sys/bus/nd/devices/region*/driver" | head -n1)
-	region=$(basename "$(dirname "$region")")
-	nmem=$(compgen -G "/sys/bus/nd/devices/$region/mapping0" >/dev/null &&
-		cut -d, -f1 "/sys/bus/nd/devices/$region/mapping0")
-	[[ -n $nmem ]] || fail "pmem_devdax: $region has no NVDIMM mapping (not an NFIT pmem region?)"
+	region=${region%/driver}
+	region=${region##*/}
+	nmem=
+	[[ -r /sys/bus/nd/devices/$region/mapping0 ]] &&
+		read -r nmem <"/sys/bus/nd/devices/$region/mapping0"
+	nmem=${nmem%%,*}
+	[[ $nmem == nmem* ]] || fail "pmem_devdax: $region has no NVDIMM mapping (not an NFIT pmem region?)"
 
 	out=$(ndctl list -N -X -m devdax -r "$region" 2>&1)
 	if [[ $out == *'"chardev":"dax'* ]]; then
@@ -248,15 +255,17 @@ pmem_devdax() {
 				fail "pmem_devdax: ndctl enable-region $region failed"
 		fi
 		out=$(ndctl create-namespace -r "$region" -m devdax -a "$align" 2>&1) ||
-			fail "pmem_devdax: ndctl create-namespace -r $region -m devdax -a $align failed: $(echo "$out" | tr '\n' ' ')"
+			fail "pmem_devdax: ndctl create-namespace -r $region -m devdax -a $align failed: ${out//$'\n'/ }"
 	fi
-	dev=$(echo "$out" | tr -d ' \n\t' | grep -o '"chardev":"dax[0-9]*\.[0-9]*"' | head -n1 | cut -d'"' -f4)
-	[[ -n $dev ]] || fail "pmem_devdax: no dax device in ndctl's answer: $(echo "$out" | tr '\n' ' ')"
+	[[ $out =~ \"chardev\":[[:space:]]*\"(dax[0-9]+\.[0-9]+)\" ]] ||
+		fail "pmem_devdax: no dax device in ndctl's answer: ${out//$'\n'/ }"
+	dev=${BASH_REMATCH[1]}
 	wait_until 10 test -c "/dev/$dev" ||
 		fail "pmem_devdax: /dev/$dev did not appear (its driver: $(readlink "/sys/bus/dax/devices/$dev/driver" || echo none))"
 	sys=/sys/bus/dax/devices/$dev
 	PMEM_DAX=/dev/$dev
-	PMEM_START=$(cat "$sys/resource") PMEM_SIZE=$(cat "$sys/size") PMEM_ALIGN=$(cat "$sys/align") ||
+	{ read -r PMEM_START <"$sys/resource" && read -r PMEM_SIZE <"$sys/size" &&
+	  read -r PMEM_ALIGN <"$sys/align"; } 2>/dev/null ||
 		fail "pmem_devdax: cannot read $sys/{resource,size,align}"
 	[[ $PMEM_START =~ ^0x[0-9a-f]+$ && $PMEM_SIZE =~ ^[1-9][0-9]*$ ]] ||
 		fail "pmem_devdax: $sys: resource '$PMEM_START' size '$PMEM_SIZE'"

@@ -220,7 +220,11 @@ vm_boot() {
 		# room above the boot RAM (maxmem).  share=on: the guest's
 		# stores reach the file; pmem=off: the file is not real pmem,
 		# so QEMU does not try to persist it with pmem instructions.
-		machine=(-machine "pc,nvdimm=on")
+		# nvdimm-persistence=mem-ctrl: the NFIT declares the ADR domain
+		# of most real NVDIMM platforms (stores are durable once
+		# written back from the CPU caches: Linux shows the region's
+		# persistence_domain as "memory_controller", not "unknown").
+		machine=(-machine "pc,nvdimm=on,nvdimm-persistence=mem-ctrl")
 		mem="$mem,slots=1,maxmem=$((memmib + pmem))M"
 		nvdimm=(-object "memory-backend-file,id=siw2pmem,share=on,mem-path=$pmemfile,size=$((pmem * 1024 + SIW2_VM_PMEM_LABEL_KIB))K,pmem=off"
 			-device "nvdimm,id=siw2nvdimm0,memdev=siw2pmem,label-size=${SIW2_VM_PMEM_LABEL_KIB}K")
