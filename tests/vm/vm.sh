@@ -43,7 +43,8 @@
 # each boot and removed after it, so every guest starts with blank labels.
 # SIW2_VM_PMEM_FILE=PATH uses PATH instead and keeps it across boots (to
 # find there what an earlier guest made durable): created sparse when
-# missing, refused when its size does not match.  In the guest, lib.sh's
+# missing, refused when its size does not match; one guest at a time (two
+# would share its memory: not with run.sh -j).  In the guest, lib.sh's
 # pmem_devdax makes a device-DAX namespace on it.
 
 SIW2_TOP=${SIW2_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
