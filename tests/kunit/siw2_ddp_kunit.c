@@ -700,6 +700,7 @@ static void commit_req_image_commit_hdr_5(struct kunit *test)
 
 	/* Every field where Figure 2 puts it, big-endian. */
 	memcpy(buf, commit_req_img + 2, sizeof(buf));
+	memset(buf + 18, 0, 20);
 	buf[13] = 0x05;					/* MSN 5 */
 	buf[18] = 0xa1; buf[21] = 0xa2;			/* Request Identifier */
 	buf[22] = 0xb1; buf[25] = 0xb2;			/* Data Sink STag */
