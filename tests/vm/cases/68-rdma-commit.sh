@@ -29,7 +29,7 @@
 #     (0/2/0x06, COMMIT-DISC-2), an unknown STag (0/1/0x00), a range past
 #     the window (0/1/0x01) and an unsolicited Commit Response (1/2/0x02),
 #     each echoing the offending DDP header.
-#  b  mpa_caps=4 (the default: Commit not negotiated): the Commit fails at
+#  b  mpa_caps=4 (Commit not negotiated): the Commit fails at
 #     post time with EOPNOTSUPP, nothing is sent (no siw2_dp_commit event),
 #     and the QP works on (COMMIT-DISC-1, DEC-4).
 #  c  a Linux siw server: the same as b.
@@ -203,7 +203,7 @@ wait_port_active s2d || fail "s2d port not ACTIVE"
 echo 6 >"$P/mpa_caps"
 commit_run siw pc 198.18.69.1 7803 pd 1 -- --no-commit
 grep -q '^COMMIT PASS no-commit$' "$R/siw.c0" || bad "siw: Commit towards Linux siw not refused at post time"
-echo 4 >"$P/mpa_caps"
+echo 6 >"$P/mpa_caps"
 
 kill_all
 if (( ${#bad[@]} )); then
