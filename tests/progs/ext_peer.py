@@ -106,10 +106,10 @@ INITIATOR = {
     "commit-ok": (CAP_V2 | CAP_COMMIT, None),                 # COMMIT-HDR-4 COMMIT-HDR-6
     "commit-zero": (CAP_V2 | CAP_COMMIT, None),               # DEC-12
     "commit-tail": (CAP_V2 | CAP_COMMIT, None),               # AMB-14 COMMIT-VAL-2
-    "commit-no-caps": (CAP_V2, (0, 2, 0x06)),                 # COMMIT-DISC-2
-    "commit-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),   # COMMIT-ACC-1 DEC-10
-    "commit-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),     # COMMIT-ACC-1 DEC-10
-    "commit-resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),  # DEC-8
+    "commit-no-caps": (CAP_V2, (0, 2, 0x06)),                 # COMMIT-DISC-2 COMMIT-ERR-2
+    "commit-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),   # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
+    "commit-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),     # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
+    "commit-resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),  # DEC-8 COMMIT-ERR-2
 }
 # commit scenario: (length, STag (0: the window's, None: 0, "bad": none),
 # TO offset, extra octets, Status)

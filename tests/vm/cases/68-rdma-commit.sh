@@ -126,8 +126,8 @@ grep -q '^COMMIT OK side=client steps=4$' "$R/ram.c0" || bad "ram: client steps 
 grep -q '^COMMIT PASS ram-not-durable$' "$R/ram.s" || bad "ram: ordinary memory registered durable (COMMIT-ACC-1)"
 n=$(grep -c '^COMMIT WIN conn=[0-9] pm=ok ram=ok$' "$R/ram.s")
 (( n == 3 )) || bad "ram: server windows ok in $n of 3 connections"
-grep -q '^COMMIT BAD ' "$R/ram.c1" || bad "ram: Commit past the end completed"
-grep -q '^COMMIT BAD ' "$R/ram.c2" || bad "ram: Commit with a wrong STag completed"
+grep -q '^COMMIT BAD ' "$R/ram.c1" || bad "ram: Commit past the end completed (COMMIT-ACC-1, DEC-10)"
+grep -q '^COMMIT BAD ' "$R/ram.c2" || bad "ram: Commit with a wrong STag completed (COMMIT-ACC-1, DEC-10)"
 cp "$T/trace" "$R/trace-a.txt"
 trace_take siw2_dp_commit ram-commit.trace
 # Each connection answers write-commit, 3 ranges and ram: 15 Commits,
@@ -135,14 +135,14 @@ trace_take siw2_dp_commit ram-commit.trace
 n=$(grep -c 'status 0$' "$R/ram-commit.trace")
 (( n == 15 )) || bad "ram: $n Commits answered with Status 0, want 15"
 if grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | grep -q .; then
-	bad "ram: a Commit of ordinary memory wrote back cache lines or failed: $(grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | head -n 2)"
+	bad "ram: a Commit of ordinary memory wrote back cache lines or failed (COMMIT-DUR-4, DEC-14): $(grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | head -n 2)"
 fi
 # DEC-10, COMMIT-ACC-1: past the end 0/1/0x1, wrong STag 0/1/0x0, each
 # sent by the server's device and received by the client's.
 for c in 0x1 0x0; do
 	n=$(grep -c "send terminate layer 0 etype 1 code $c\$" "$R/trace-a.txt")
 	m=$(grep -c "rcvd terminate layer 0 etype 1 code $c\$" "$R/trace-a.txt")
-	(( n == 1 && m == 1 )) || bad "ram: Terminate 0/1/$c sent $n, received $m times, want 1 and 1"
+	(( n == 1 && m == 1 )) || bad "ram: Terminate 0/1/$c sent $n, received $m times, want 1 and 1 (COMMIT-ACC-1, DEC-10)"
 done
 
 # ---------------------------------------------------------------- p
@@ -152,7 +152,7 @@ echo >"$T/trace"
 SARGS=(--pmem "$PMEM_DAX")
 commit_run pm pa "$SRV" 7805 pb 1 --
 SARGS=()
-grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable"
+grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable (COMMIT-REG-1)"
 grep -q '^COMMIT OK side=client steps=4$' "$R/pm.c0" || bad "pm: client steps"
 grep -q '^COMMIT WIN conn=0 pm=ok ram=ok$' "$R/pm.s" || bad "pm: server windows"
 trace_take siw2_dp_commit pm-commit.trace
@@ -162,7 +162,7 @@ n=0
 while read -r len lines st; do
 	n=$((n + 1))
 	[[ ${want[$len]+set} && ${want[$len]} == "$lines" && $st == 0 ]] ||
-		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0"
+		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0 (COMMIT-DUR-1, COMMIT-DUR-5, DEC-14)"
 done < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
 (( n == 5 )) || bad "pm: $n Commits traced, want 5"
 
@@ -190,7 +190,7 @@ wait "$sp" || { bad "peer: server rc $?"; show peer.s; }
 echo 4 >"$P/mpa_caps"
 echo >"$T/trace"
 commit_run nocaps pa "$SRV" 7802 pb 1 -- --no-commit
-grep -q '^COMMIT PASS no-commit$' "$R/nocaps.c0" || bad "nocaps: Commit not refused at post time (DEC-4)"
+grep -q '^COMMIT PASS no-commit$' "$R/nocaps.c0" || bad "nocaps: Commit not refused at post time (DEC-4, COMMIT-DISC-1)"
 grep -q siw2_dp_commit "$T/trace" && bad "nocaps: a Commit reached the peer"
 
 # ---------------------------------------------------------------- c
@@ -202,7 +202,7 @@ wait_port_active siw_c || fail "siw_c port not ACTIVE"
 wait_port_active s2d || fail "s2d port not ACTIVE"
 echo 6 >"$P/mpa_caps"
 commit_run siw pc 198.18.69.1 7803 pd 1 -- --no-commit
-grep -q '^COMMIT PASS no-commit$' "$R/siw.c0" || bad "siw: Commit towards Linux siw not refused at post time"
+grep -q '^COMMIT PASS no-commit$' "$R/siw.c0" || bad "siw: Commit towards Linux siw not refused at post time (COMMIT-DISC-1)"
 echo 6 >"$P/mpa_caps"
 
 kill_all
