@@ -45,9 +45,11 @@ module:
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
 # In-kernel verbs test module, loaded only inside the test VM.
-ktest:
+# siw2_kext calls siw2_post_commit(): siw2.ko's Module.symvers resolves it.
+ktest: module
 	$(NEED_KDIR)
-	$(MAKE) -C $(KDIR) M=$(TOP)/tests/kmod W=1 modules
+	$(MAKE) -C $(KDIR) M=$(TOP)/tests/kmod W=1 \
+		KBUILD_EXTRA_SYMBOLS=$(TOP)/Module.symvers modules
 
 provider:
 	$(MAKE) -C userspace-provider

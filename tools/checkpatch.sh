@@ -4,7 +4,8 @@
 # tools/checkpatch.sh [FILE...]
 #
 # Run the kernel's scripts/checkpatch.pl (--strict, file mode) on every
-# .c/.h under drivers/siw2/ and on include/uapi/rdma/siw2-*.h, or on the
+# .c/.h under drivers/siw2/, on include/uapi/rdma/siw2-*.h and on
+# include/siw2/*.h (the kernel API for consumers), or on the
 # FILEs given.  Exit 0 only if it reports no error, warning or check.
 #
 # checkpatch.pl comes from Debian's linux-source-6.12 package: the few files
@@ -36,7 +37,7 @@ if [[ $# -gt 0 ]]; then
 else
 	cd "$TOP"
 	mapfile -t files < <( { find drivers/siw2 -name '*.[ch]' -not -name '*.mod.c' 2>/dev/null;
-		ls include/uapi/rdma/siw2-*.h 2>/dev/null; } | LC_ALL=C sort)
+		ls include/uapi/rdma/siw2-*.h include/siw2/*.h 2>/dev/null; } | LC_ALL=C sort)
 fi
 if [[ ${#files[@]} -eq 0 ]]; then
 	echo "checkpatch: no files to check"

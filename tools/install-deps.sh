@@ -33,6 +33,7 @@ PKGS=(
 	procps			# pgrep/pkill in the VM cases
 	tshark			# case 66: decode a capture of the atomic traffic
 	iperf3			# make demo: TCP throughput on the same veth
+	ndctl daxctl		# emulated NVDIMM: device-DAX namespaces (lib.sh pmem_devdax)
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 )
 

@@ -202,10 +202,13 @@ SIW2_SAME_OP(SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD,
 /*
  * May an operation with these rules (siw2-wr.h) be posted on the QP's
  * connection? RFC 7306 messages need a siw2 peer, Send with Immediate
- * Data RDMAP v2.
+ * Data RDMAP v2, RDMA Commit a peer that negotiated it.
  */
 static int peer_check(const struct siw2_qp *qp, uint32_t rules)
 {
+	if ((rules & SIW2_WRF_COMMIT) &&
+	    !(load_acquire(&qp->sq.ctl->conn_flags) & SIW2_CONN_F_COMMIT))
+		return EOPNOTSUPP;
 	if ((rules & SIW2_WRF_RV2) && !peer_takes_rv2(qp))
 		return EOPNOTSUPP;
 	if ((rules & SIW2_WRF_EXT) && !peer_takes_ext(qp))
@@ -832,6 +835,25 @@ void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
 		e->atomic.compare_add_mask = compare_add_mask;
 		e->atomic.swap = swap;
 		e->atomic.swap_mask = swap_mask;
+	}
+}
+
+/**
+ * siw2_wr_commit - start an RDMA Commit work request
+ * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote STag; @remote_addr: the range's first octet
+ * @len: octets of the range (0: nothing to commit)
+ */
+void siw2_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
+		    uint64_t remote_addr, uint32_t len)
+{
+	struct siw2_sq_wqe *e = wr_ext(qpx, SIW2_SQ_OP_FLUSH, rkey,
+					  remote_addr);
+
+	if (e) {
+		e->commit_len = len;
+		/* It has no local buffer the data setters could name. */
+		to_sqp_ex(qpx)->wr_cur = NULL;
 	}
 }
 

@@ -87,6 +87,13 @@ SIW2_EXPORT int siw2dv_cq_read_imm(struct ibv_cq_ex *cqx, uint64_t *imm,
 	return e->flags & SIW2_CQE_WITH_IMM ? 0 : ENOENT;
 }
 
+SIW2_EXPORT void siw2dv_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, uint32_t len)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_commit(qpx, rkey, remote_addr, len);
+}
+
 SIW2_EXPORT void siw2dv_wr_masked_atomic_fetch_add(struct ibv_qp_ex *qpx,
 						   uint32_t rkey,
 						   uint64_t remote_addr,

@@ -8,7 +8,6 @@
  * provider, or RDMAV_DRIVERS=<dir>/libsiw2 for a build tree): a device
  * driven by another copy is not a siw2 device to these functions.
  *
- * Later versions add the Commit (flush to persistence) operation here;
  * SIW2DV_VERSION tells which functions are present.
  */
 #ifndef SIW2DV_H
@@ -29,8 +28,10 @@ extern "C" {
  *    siw2dv_wr_rdma_write_imm64(), siw2dv_wr_send_inv_imm(),
  *    siw2dv_cq_read_imm(); masked atomics:
  *    siw2dv_wr_masked_atomic_fetch_add(), siw2dv_wr_masked_atomic_cmp_swp()
+ * 3: RDMA Commit: siw2dv_wr_commit(), SIW2DV_ACCESS_FLUSH_*,
+ *    SIW2DV_WC_COMMIT, SIW2DV_COMMIT_STATUS_*
  */
-#define SIW2DV_VERSION 2
+#define SIW2DV_VERSION 3
 
 /* True if @ctx is a device context of this siw2 provider. */
 bool siw2dv_is_siw2_context(struct ibv_context *ctx);
@@ -94,6 +95,37 @@ void siw2dv_wr_masked_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey,
 				     uint64_t remote_addr, uint64_t compare,
 				     uint64_t compare_mask, uint64_t swap,
 				     uint64_t swap_mask);
+
+/*
+ * RDMA Commit (draft-talpey-rdma-commit): the peer makes the range
+ * [@remote_addr, @remote_addr + @len) of its STag @rkey durable, after
+ * every earlier Write of this QP, and answers. Used like the other
+ * builders (no data setter follows). It needs REMOTE_WRITE on the range
+ * and a siw2 peer that negotiated Commit (module parameter mpa_caps with
+ * 0x2 on both sides), else ibv_wr_complete() fails with EOPNOTSUPP and
+ * nothing is sent.
+ *
+ * The range is durable only in an MR the peer registered with
+ * SIW2DV_ACCESS_FLUSH_PERSISTENT, which ibv_reg_mr() refuses with
+ * EMEDIUMTYPE unless every page is persistent memory (a device-DAX
+ * mapping); SIW2DV_ACCESS_FLUSH_GLOBAL, or no flag, gives global
+ * visibility only. (rdma-core 44 names neither flag; these are the
+ * kernel's IB_UVERBS_ACCESS_FLUSH_* bits.)
+ *
+ * It completes as SIW2DV_WC_COMMIT (the kernel's IB_UVERBS_WC_FLUSH):
+ * IBV_WC_SUCCESS, or IBV_WC_REM_OP_ERR with the peer's Status in
+ * vendor_err, the QP staying usable (SIW2DV_COMMIT_STATUS_*).
+ */
+#define SIW2DV_ACCESS_FLUSH_GLOBAL	(1 << 8)
+#define SIW2DV_ACCESS_FLUSH_PERSISTENT	(1 << 9)
+#define SIW2DV_WC_COMMIT		8
+enum {
+	SIW2DV_COMMIT_STATUS_MEDIA = 1,	/* not made durable, still in memory */
+	SIW2DV_COMMIT_STATUS_LIMIT = 2,	/* beyond the peer's limits */
+	SIW2DV_COMMIT_STATUS_RETRY = 3,	/* transient: may be retried */
+};
+void siw2dv_wr_commit(struct ibv_qp_ex *qp, uint32_t rkey,
+		      uint64_t remote_addr, uint32_t len);
 
 /*
  * The completion at the cursor of @cq (between ibv_start_poll() and

@@ -244,6 +244,7 @@ struct siw2_sqe {
 	u8 state;
 	bool bad;	/* a ring entry that failed its checks */
 	enum ib_wc_status status;
+	u32 vendor_err;	/* the peer's reason, QP still in RTS (DEC-13) */
 };
 
 /**

@@ -7,9 +7,9 @@
  *
  * Pure functions over buffers, tested by KUnit. One table describes every
  * opcode of RFC 5040 and of the extension drafts (RFC 7306's Immediate
- * Data and Atomics on RV 1 and 2, RDMAP v2's Read V2 and Send with
- * Immediate Data on RV 2 only); the extensions are accepted only where the
- * caller processes them.
+ * Data and Atomics and rdma-commit's Commit Request and Response on RV 1
+ * and 2, RDMAP v2's Read V2 and Send with Immediate Data on RV 2 only);
+ * the extensions are accepted only where the connection negotiated them.
  *
  * Reserved fields are not checked on receive: the DDP Rsvd bits (0x3C of
  * the DDP control octet), the RDMAP Rsv bits, and the RsvdULP of a Send
@@ -30,9 +30,10 @@
 #define SIW2_OPF_INVAL		0x01	/* RsvdULP[8..39] is the STag to invalidate */
 #define SIW2_OPF_SINGLE		0x02	/* one segment only: L=1, MO 0 */
 #define SIW2_OPF_NO_PAYLOAD	0x04	/* nothing after the RDMAP header */
-#define SIW2_OPF_EXT		0x08	/* an extension operation (siw2_ddp_decode() @ext) */
+#define SIW2_OPF_EXT		0x08	/* needs SIW2_DDP_FEAT_EXT */
 #define SIW2_OPF_IMM		0x10	/* 8 octets of Immediate Data: a length error is 0/2/0xFF */
 #define SIW2_OPF_IMM_TAIL	0x20	/* the L=1 segment is the 8-octet immediate (DEC-6) */
+#define SIW2_OPF_COMMIT		0x40	/* needs SIW2_DDP_FEAT_COMMIT */
 
 /**
  * struct siw2_rdmap_op_desc - what the receiver expects of one opcode
@@ -58,9 +59,9 @@ struct siw2_rdmap_op_desc {
 #define SIW2_RV12 (SIW2_RV1 | SIW2_RV2)
 
 /*
- * Indexed by the 5-bit opcode (DEC-1; DIGEST 1.2, 2.2.1, 2.3.2, 3.3). Every
- * operation is valid on RV 2 too (V2-HDR-1). RDMA Commit is named for logs
- * only: no version accepts it yet.
+ * Indexed by the 5-bit opcode (DEC-1; DIGEST 1.2, 2.2.1, 2.3.2, 2.4.1, 3.3).
+ * Every operation is valid on RV 2 too (V2-HDR-1); RDMA Commit carries the
+ * connection's RV, 1 or 2 (COMMIT-HDR-1, AMB-4).
  */
 static const struct siw2_rdmap_op_desc siw2_rdmap_ops[32] = {
 	[SIW2_OP_WRITE] = {
@@ -118,8 +119,23 @@ static const struct siw2_rdmap_op_desc siw2_rdmap_ops[32] = {
 		.hdr_len = sizeof(struct siw2_rdmap_atomic_resp),
 		.flags = SIW2_OPF_EXT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD,
 	},
-	[SIW2_OP_COMMIT_REQ] = { .name = "RDMA Commit Request" },
-	[SIW2_OP_COMMIT_RESP] = { .name = "RDMA Commit Response" },
+	/*
+	 * COMMIT-HDR-2/3/4/5/6/7, AMB-15: single untagged segments, MO 0.
+	 * A Request may have octets after its header: no DDP or RDMAP error
+	 * but payload, which the Responder answers with Status 2 (AMB-14).
+	 */
+	[SIW2_OP_COMMIT_REQ] = {
+		.name = "RDMA Commit Request", .rvs = SIW2_RV12,
+		.qn = SIW2_QN_READ_REQ,
+		.hdr_len = sizeof(struct siw2_rdmap_commit_req),
+		.flags = SIW2_OPF_COMMIT | SIW2_OPF_SINGLE | SIW2_OPF_INVAL,
+	},
+	[SIW2_OP_COMMIT_RESP] = {
+		.name = "RDMA Commit Response", .rvs = SIW2_RV12,
+		.qn = SIW2_QN_RESPONSE,
+		.hdr_len = sizeof(struct siw2_rdmap_commit_resp),
+		.flags = SIW2_OPF_COMMIT | SIW2_OPF_SINGLE | SIW2_OPF_NO_PAYLOAD,
+	},
 	/* V2-HDR-4/5/6, V2-READ-1/4/5, V2-IMM-7/8/10 */
 	[SIW2_OP_READ_V2_REQ] = {
 		.name = "RDMA Read V2 Request", .rvs = SIW2_RV2,
@@ -230,6 +246,20 @@ u32 siw2_ddp_hdr_len(u16 ctrl)
 	return len;
 }
 
+/*
+ * An optional operation the connection did not negotiate is refused as
+ * an opcode the receiver does not support: 0/2/0x06, Remote Operation
+ * Error / Unexpected OpCode, what COMMIT-DISC-2 says a peer without
+ * Commit reports and what un-negotiated RFC 7306 messages get (DEC-1).
+ */
+static bool siw2_ddp_op_negotiated(const struct siw2_rdmap_op_desc *op,
+				   u8 feat)
+{
+	if ((op->flags & SIW2_OPF_EXT) && !(feat & SIW2_DDP_FEAT_EXT))
+		return false;
+	return !(op->flags & SIW2_OPF_COMMIT) || (feat & SIW2_DDP_FEAT_COMMIT);
+}
+
 static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
 			 u8 code)
 {
@@ -244,8 +274,9 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  * @ulpdu: the ULPDU, i.e. the FPDU after its 2-octet ULPDU_Length
  * @ulpdu_len: ULPDU_Length
  * @rv: the connection's RDMAP version (1, or 2 when negotiated)
- * @ext: the caller processes the extension operations (RFC 7306 Immediate
- *	Data and Atomics; with @rv 2 also Read V2 and Send with Immediate)
+ * @feat: SIW2_DDP_FEAT_* the connection negotiated: EXT for RFC 7306
+ *	Immediate Data and Atomics (with @rv 2 also Read V2 and Send with
+ *	Immediate), COMMIT for RDMA Commit Request and Response
  * @info: the decoded headers; on error, the fields decoded so far
  * @term: on error, the Terminate the receiver must send (DIGEST 3.4)
  *
@@ -255,7 +286,7 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  * * DV != 1: tagged 1/1/0x04, untagged 1/2/0x06 (BASE-DDP-1)
  * * RV != @rv: 0/2/0x05 (BASE-RDMAP-1)
  * * opcode not valid on @rv, including any opcode with 0x10 set on RV 1,
- *   or an extension operation without @ext: 0/2/0x06 (DEC-1)
+ *   or one of a family not in @feat: 0/2/0x06 (DEC-1, COMMIT-DISC-2)
  * * T bit other than the opcode's: 0/2/0x06 (DIGEST 3.3)
  * * ULPDU shorter than the DDP header (14 tagged, 18 untagged;
  *   BASE-DDP-2): 1/0/0x00. RFC 5041 has no code for a truncated segment,
@@ -263,24 +294,28 @@ static int siw2_ddp_fail(struct siw2_term_code *term, u8 layer, u8 etype,
  *   EType 1 nor 2 fits; the stream can only be torn down.
  * * untagged QN other than the opcode's: 1/2/0x01 Invalid QN
  * * single-segment messages (Read Request and V2, Terminate, Immediate
- *   Data, Atomic Request and Response): MO != 0: 1/2/0x04 Invalid MO;
- *   L=0: 0/2/0x06
+ *   Data, Atomic and Commit Request and Response): MO != 0: 1/2/0x04
+ *   Invalid MO; L=0: 0/2/0x06
  * * ULPDU shorter than DDP plus RDMAP header (Read Request 46, Terminate
- *   22, ...), or a message without payload (Read Requests, Atomics) with
- *   octets after its header: 0/2/0x06. The header length is defined by
- *   the opcode, so a message of another length is not a valid message of
- *   that opcode; using the same code for too short and too long keeps
- *   "Read Request of the wrong length" a single error.
+ *   22, Commit Request 38, ...), or a message without payload (Read
+ *   Requests, Atomics, Commit Response) with octets after its header:
+ *   0/2/0x06. The header length is defined by the opcode, so a message
+ *   of another length is not a valid message of that opcode; using the
+ *   same code for too short and too long keeps "Read Request of the wrong
+ *   length" a single error.
  * * Immediate Data not exactly 8 octets, or a Send with Immediate Data
  *   whose last segment is not exactly the 8 octets: 0/2/0xFF (EXT-IMM-12,
  *   V2-IMM-8, DEC-9)
+ *
+ * A Commit Request longer than its header is valid: @info->payload_len
+ * counts the octets after it (AMB-14).
  *
  * Reserved bits are ignored (see the top of this file). MSN and MO
  * sequencing, STag validation and buffer lookup are the caller's.
  *
  * Return: 0, or -EPROTO with @term set.
  */
-int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
+int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, u8 feat,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term)
 {
 	const struct siw2_rdmap_op_desc *op;
@@ -314,7 +349,7 @@ int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 				     SIW2_TERM_RDMAP_BAD_RV);
 	op = &siw2_rdmap_ops[info->opcode];
 	if (!(op->rvs & BIT(info->rv)) || info->tagged != op->tagged ||
-	    ((op->flags & SIW2_OPF_EXT) && !ext))
+	    !siw2_ddp_op_negotiated(op, feat))
 		return siw2_ddp_fail(term, SIW2_TERM_LAYER_RDMAP,
 				     SIW2_TERM_ETYPE_REMOTE_OP,
 				     SIW2_TERM_RDMAP_BAD_OPCODE);
@@ -397,6 +432,22 @@ int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
 
 		info->req_id = be32_to_cpu(a->orig_req_id);
 		info->orig_value = be64_to_cpu(a->orig_value);
+		return 0;
+	}
+	case SIW2_OP_COMMIT_REQ: {
+		const struct siw2_rdmap_commit_req *c = (const void *)(p + ddp_len);
+
+		info->req_id = be32_to_cpu(c->req_id);
+		info->sink_stag = be32_to_cpu(c->sink_stag);
+		info->sink_len = be32_to_cpu(c->sink_len);
+		info->sink_to = be64_to_cpu(c->sink_to);
+		return 0;
+	}
+	case SIW2_OP_COMMIT_RESP: {
+		const struct siw2_rdmap_commit_resp *c = (const void *)(p + ddp_len);
+
+		info->req_id = be32_to_cpu(c->orig_req_id);
+		info->commit_status = be32_to_cpu(c->status);
 		return 0;
 	}
 	case SIW2_OP_READ_V2_REQ: {

@@ -38,6 +38,14 @@
 #define SIW2_TERM_DDP_U_BAD_MO		0x04	/* 1/2: Invalid MO */
 #define SIW2_TERM_DDP_U_BAD_DV		0x06	/* 1/2: Invalid DDP version */
 
+/*
+ * siw2_ddp_decode() @feat: the optional message families the connection
+ * negotiated (DEC-4; siw2_conn_feat() derives them from MPA). An opcode
+ * of a family not in @feat is Terminate 0/2/0x06.
+ */
+#define SIW2_DDP_FEAT_EXT	0x01	/* RFC 7306; on RV 2 also the v2 messages */
+#define SIW2_DDP_FEAT_COMMIT	0x02	/* RDMA Commit Request and Response */
+
 /* Length of the Terminate Control word, the Terminate's RDMAP header. */
 #define SIW2_TERM_CTRL_LEN		4
 
@@ -57,16 +65,23 @@ struct siw2_term_code {
  * @opcode: RDMAP opcode, 5 bits (DEC-1)
  * @stag: tagged: STag
  * @to: tagged: Tagged Offset
- * @inval_stag: untagged Send with (SE and) Invalidate: the STag to
- *	invalidate (RsvdULP[8..39]); 0 for every other opcode
+ * @inval_stag: untagged Send with (SE and) Invalidate, Commit Request: the
+ *	STag to invalidate (RsvdULP[8..39]), 0 for none (a Commit's is to be
+ *	invalidated after it succeeded, DEC-20); 0 for every other opcode
  * @qn: untagged: Queue Number
  * @msn: untagged: Message Sequence Number
  * @mo: untagged: Message Offset
  * @hdr_len: DDP plus RDMAP header octets: where the payload starts in the
  *	ULPDU. For a Terminate this includes the Terminate Control word.
- * @payload_len: ULPDU octets after @hdr_len
- * @sink_stag: Read Request: Data Sink STag
- * @sink_to: Read Request: Data Sink Tagged Offset
+ * @payload_len: ULPDU octets after @hdr_len. For a Commit Request: the
+ *	octets after its 20-octet header (extra regions or a ULP message the
+ *	draft leaves undefined), which the decoder accepts so that the
+ *	Responder answers Status SIW2_COMMIT_ST_LIMITS without a Terminate
+ *	(AMB-14); 0 for a single-region Commit
+ * @sink_stag: Read Request, Commit Request: Data Sink STag
+ * @sink_to: Read Request, Commit Request: Data Sink Tagged Offset
+ * @sink_len: Commit Request: Data Sink Length, the octets from @sink_to
+ *	to commit; 0 commits nothing (DEC-12)
  * @read_size: Read Request: RDMA Read Message Size
  * @src_stag: Read Request: Data Source STag
  * @src_to: Read Request: Data Source Tagged Offset
@@ -75,8 +90,8 @@ struct siw2_term_code {
  *	the 8 octets as a big-endian number (octets 0..3 are the verbs'
  *	imm_data, DEC-5)
  * @aop: Atomic Request: AOpCode (SIW2_AOP_*)
- * @req_id: Atomic Request: Request Identifier; Atomic Response: Original
- *	Request Identifier
+ * @req_id: Atomic or Commit Request: Request Identifier; Atomic or Commit
+ *	Response: Original Request Identifier
  * @atomic_stag: Atomic Request: Remote STag
  * @atomic_to: Atomic Request: Remote Tagged Offset
  * @add_swap: Atomic Request: Add or Swap Data
@@ -84,6 +99,8 @@ struct siw2_term_code {
  * @cmp: Atomic Request: Compare Data
  * @cmp_mask: Atomic Request: Compare Mask
  * @orig_value: Atomic Response: Original Remote Data Value
+ * @commit_status: Commit Response: Status (enum siw2_commit_status, DEC-13;
+ *	any value is decoded, what it means is the Requester's business)
  *
  * An RDMA Read Request V2 fills @read_size, @src_stag and @src_to.
  */
@@ -103,6 +120,7 @@ struct siw2_ddp_info {
 	u32 payload_len;
 	u32 sink_stag;
 	u64 sink_to;
+	u32 sink_len;
 	u32 read_size;
 	u32 src_stag;
 	u64 src_to;
@@ -117,9 +135,10 @@ struct siw2_ddp_info {
 	u64 cmp;
 	u64 cmp_mask;
 	u64 orig_value;
+	u32 commit_status;
 };
 
-int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, bool ext,
+int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, u8 feat,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term);
 const char *siw2_rdmap_op_name(u8 op);
 bool siw2_rdmap_op_tagged(u8 op);

@@ -44,6 +44,24 @@ void siw2_dp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
 	siw2_cq_add(cq, &wc, NULL, solicited);
 }
 
+/* A send completion that carries the peer's reason (a Commit's Status). */
+static void siw2_dp_wc_vendor(struct siw2_qp *qp, u64 wr_id,
+			      enum ib_wc_status status,
+			      enum ib_wc_opcode opcode, u32 byte_len,
+			      u32 vendor_err)
+{
+	struct ib_wc wc = {
+		.wr_id = wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.vendor_err = vendor_err,
+		.qp = &qp->base,
+	};
+
+	siw2_cq_add(qp->scq, &wc, NULL, false);
+}
+
 /**
  * siw2_dp_fail - the stream of a QP is dead
  * @qp: QP; qp->dp_failed is set and qp->fail_event chosen
@@ -250,6 +268,7 @@ u32 siw2_dp_sq_reap(struct siw2_qp *qp)
 		struct siw2_mr *reg_mr;
 		u32 len;
 		enum ib_wc_status status;
+		u32 vendor_err;
 		enum ib_wr_opcode opcode;
 		bool signaled;
 	} done[16];
@@ -268,6 +287,7 @@ u32 siw2_dp_sq_reap(struct siw2_qp *qp)
 			done[n].reg_mr = sqe->reg_mr;
 			done[n].len = sqe->len;
 			done[n].status = sqe->status;
+			done[n].vendor_err = sqe->vendor_err;
 			done[n].opcode = sqe->opcode;
 			done[n].signaled = qp->sq_sig_all || sqe->status ||
 					   (sqe->send_flags & IB_SEND_SIGNALED);
@@ -281,10 +301,10 @@ u32 siw2_dp_sq_reap(struct siw2_qp *qp)
 			if (done[i].reg_mr)
 				siw2_mr_put(done[i].reg_mr);
 			if (done[i].signaled)
-				siw2_dp_wc(qp, qp->scq, done[i].wr_id,
-					   done[i].status,
-					   siw2_wr_wc_opcode(done[i].opcode),
-					   done[i].len, false);
+				siw2_dp_wc_vendor(qp, done[i].wr_id,
+						  done[i].status,
+						  siw2_wr_wc_opcode(done[i].opcode),
+						  done[i].len, done[i].vendor_err);
 		}
 		total += n;
 	} while (n == ARRAY_SIZE(done));
@@ -296,10 +316,13 @@ u32 siw2_dp_sq_reap(struct siw2_qp *qp)
  * @qp: QP
  * @slot: its SQ slot
  * @status: how it finished
+ * @vendor_err: the peer's reason for a failure that leaves the QP in RTS
+ *	(a Commit Response's Status, DEC-13), else 0
  *
  * It completes with every older one done (siw2_dp_sq_reap()).
  */
-void siw2_dp_sqe_done(struct siw2_qp *qp, u32 slot, enum ib_wc_status status)
+void siw2_dp_sqe_done(struct siw2_qp *qp, u32 slot, enum ib_wc_status status,
+		      u32 vendor_err)
 {
 	struct siw2_sqe *sqe;
 	unsigned long flags;
@@ -307,6 +330,7 @@ void siw2_dp_sqe_done(struct siw2_qp *qp, u32 slot, enum ib_wc_status status)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	sqe = siw2_wq_at(&qp->sq, slot);
 	sqe->status = status;
+	sqe->vendor_err = vendor_err;
 	sqe->state = SIW2_SQE_DONE;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	siw2_dp_sq_reap(qp);

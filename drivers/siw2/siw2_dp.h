@@ -99,8 +99,11 @@ struct siw2_orqe {
  * @sink_to: likewise
  * @src_to: Read: where the data comes from; Atomic: the target
  * @len: RDMARDSZ
- * @req_id: Atomic: the Request Identifier to echo (EXT-ATOMIC-18)
+ * @req_id: Atomic, Commit: the Request Identifier to echo (EXT-ATOMIC-18,
+ *	COMMIT-HDR-6)
  * @aop: Atomic: the operation, executed when its response is made
+ * @status: Commit: a Status already decided at arrival (DEC-13), or 0
+ * @inv_stag: Commit: the STag to invalidate after success (DEC-20), or 0
  */
 struct siw2_irqe {
 	u8 op;
@@ -111,6 +114,8 @@ struct siw2_irqe {
 	u32 len;
 	u32 req_id;
 	struct siw2_atomic_op aop;
+	u32 status;
+	u32 inv_stag;
 };
 
 /* What the TX engine is sending. */
@@ -144,6 +149,7 @@ enum siw2_tx_kind {
  * @imm_sent: Send with Immediate Data: its last (immediate) segment is built
  * @req_id: Atomic Request: its Request Identifier
  * @orig: Atomic Response: the target's value before the operation
+ * @commit_status: Commit Response: its Status (DEC-13)
  * @rv: RDMAP version of every message sent (DEC-4)
  * @ext: the peer takes the RFC 7306 messages
  * @hdr: MPA length and DDP/RDMAP header of the FPDU being sent
@@ -198,6 +204,7 @@ struct siw2_tx {
 	bool imm_sent;
 	u32 req_id;
 	u64 orig;
+	u32 commit_status;
 	u8 rv;
 	bool ext;
 	u8 hdr[SIW2_TX_HDR_MAX];
@@ -254,7 +261,9 @@ enum siw2_rx_sink {
  * @si: current @rqe SGE, @soff: offset in it
  * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2, 3)
  * @rv: the RDMAP version every message must carry (DEC-4)
- * @ext: the extension messages are processed (siw2_ddp_decode() @ext)
+ * @ext: the RFC 7306 messages are processed (SIW2_DDP_FEAT_EXT of @feat)
+ * @feat: the optional messages the connection negotiated, SIW2_DDP_FEAT_*
+ *	(siw2_ddp_decode() @feat)
  * @term_buf: a received Terminate's payload, @term_have octets
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
  * @msgs: messages whose last segment's header came in (the TX doorbell
@@ -292,6 +301,7 @@ struct siw2_rx {
 	u32 msn_expect[4];
 	u8 rv;
 	bool ext;
+	u8 feat;
 	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
 	u32 term_have;
 	bool first_seen;
@@ -364,7 +374,8 @@ void siw2_irq_drop(struct siw2_qp *qp);
 void siw2_dp_sq_error(struct siw2_qp *qp, u32 slot, enum ib_wc_status status);
 void siw2_dp_sq_error_oldest(struct siw2_qp *qp, enum ib_wc_status status);
 u32 siw2_dp_sq_reap(struct siw2_qp *qp);
-void siw2_dp_sqe_done(struct siw2_qp *qp, u32 slot, enum ib_wc_status status);
+void siw2_dp_sqe_done(struct siw2_qp *qp, u32 slot, enum ib_wc_status status,
+		      u32 vendor_err);
 void siw2_dp_sq_flush(struct siw2_qp *qp);
 void siw2_dp_rq_flush(struct siw2_qp *qp);
 

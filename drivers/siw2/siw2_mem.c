@@ -7,6 +7,7 @@
  * starts at 0 and fast registration may change it.
  */
 
+#include <linux/ioport.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -21,6 +22,7 @@
 #define SIW2_MR_ACCESS_SUPPORTED                                      \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |             \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |            \
+	 IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT |        \
 	 IB_ACCESS_OPTIONAL)
 
 static int siw2_mr_check_access(int access)
@@ -32,6 +34,42 @@ static int siw2_mr_check_access(int access)
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	return 0;
+}
+
+/* Is the page at @pa persistent memory (a pmem or device-DAX region)? */
+static bool siw2_pa_is_pmem(phys_addr_t pa)
+{
+	return region_intersects(pa & PAGE_MASK, PAGE_SIZE, IORESOURCE_MEM,
+				 IORES_DESC_PERSISTENT_MEMORY) ==
+	       REGION_INTERSECTS;
+}
+
+/*
+ * A durable registration (IB_ACCESS_FLUSH_PERSISTENT) is a promise that
+ * a Commit makes its range durable (COMMIT-ACC-1, DEC-14): only memory
+ * whose every page is persistent can keep it.
+ */
+static int siw2_mr_check_durable(struct siw2_mr *mr, int access)
+{
+	u32 i;
+
+	if (!(access & IB_ACCESS_FLUSH_PERSISTENT))
+		return 0;
+	switch (mr->type) {
+	case SIW2_MR_USER:
+		for (i = 0; i < mr->nupages; i++)
+			if (!siw2_pa_is_pmem(page_to_phys(mr->upages[i])))
+				return -EMEDIUMTYPE;
+		return 0;
+	case SIW2_MR_FRMR:
+		for (i = 0; i < mr->npages; i++)
+			if (!siw2_pa_is_pmem(virt_to_phys((void *)(uintptr_t)
+							  mr->pages[i])))
+				return -EMEDIUMTYPE;
+		return 0;
+	default:
+			return -EMEDIUMTYPE;
+	}
 }
 
 static struct siw2_mr *siw2_mr_new(struct ib_pd *pd, enum siw2_mr_type type,
@@ -284,7 +322,8 @@ int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
 {
 	if (mr->type != SIW2_MR_FRMR || mr->base.pd != pd ||
 	    (key >> 8) != (mr->base.lkey >> 8) || READ_ONCE(mr->valid) ||
-	    !mr->npages || siw2_mr_check_access(access))
+	    !mr->npages || siw2_mr_check_access(access) ||
+	    siw2_mr_check_durable(mr, access))
 		return -EINVAL;
 	WRITE_ONCE(mr->access, access);
 	WRITE_ONCE(mr->iova, mr->base.iova);
@@ -301,7 +340,8 @@ int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
  * @pd: PD
  * @access: IB_ACCESS_* flags
  *
- * Return: the MR or ERR_PTR(-EINVAL/-EOPNOTSUPP/-ENOMEM).
+ * Return: the MR or ERR_PTR(-EINVAL/-EOPNOTSUPP/-ENOMEM), -EMEDIUMTYPE
+ * for IB_ACCESS_FLUSH_PERSISTENT.
  */
 struct ib_mr *siw2_get_dma_mr(struct ib_pd *pd, int access)
 {
@@ -309,6 +349,8 @@ struct ib_mr *siw2_get_dma_mr(struct ib_pd *pd, int access)
 	int rv;
 
 	rv = siw2_mr_check_access(access);
+	if (!rv && (access & IB_ACCESS_FLUSH_PERSISTENT))
+		rv = -EMEDIUMTYPE;	/* all of kernel memory is not pmem */
 	if (rv)
 		return ERR_PTR(rv);
 	mr = siw2_mr_new(pd, SIW2_MR_DMA, access);
@@ -354,7 +396,9 @@ static int siw2_mr_pin_pages(struct siw2_mr *mr, struct ib_umem *umem)
  *
  * Return: the MR, or ERR_PTR(-EINVAL) for an empty or oversized region or
  * inconsistent rights, -EOPNOTSUPP for unsupported rights (e.g. on-demand
- * paging), -EFAULT for memory that cannot be pinned, -ENOMEM.
+ * paging), -EFAULT for memory that cannot be pinned, -EMEDIUMTYPE for a
+ * durable registration (IB_ACCESS_FLUSH_PERSISTENT) of memory that is not
+ * all persistent, -ENOMEM.
  */
 struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 			       u64 iova, int access, struct ib_udata *udata)
@@ -384,6 +428,8 @@ struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 	}
 	mr->umem = umem;
 	rv = siw2_mr_pin_pages(mr, umem);
+	if (!rv)
+		rv = siw2_mr_check_durable(mr, access);
 	if (rv) {
 		siw2_mr_free(mr);
 		return ERR_PTR(rv);

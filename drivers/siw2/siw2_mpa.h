@@ -6,6 +6,7 @@
 #ifndef _SIW2_MPA_H
 #define _SIW2_MPA_H
 
+#include "siw2_ddp.h"
 #include "siw2_wire.h"
 
 enum siw2_mpa_kind {
@@ -98,6 +99,18 @@ struct siw2_mpa_conn {
 static inline bool siw2_conn_ext(const struct siw2_mpa_conn *c)
 {
 	return c->caps;
+}
+
+/*
+ * The optional messages siw2_ddp_decode() accepts on the connection: the
+ * RFC 7306 family with any acknowledged bit (siw2_conn_ext()), RDMA
+ * Commit only when both sides advertised its bit (DEC-4); without it a
+ * Commit is refused like any unsupported opcode (COMMIT-DISC-2).
+ */
+static inline u8 siw2_conn_feat(const struct siw2_mpa_conn *c)
+{
+	return (siw2_conn_ext(c) ? SIW2_DDP_FEAT_EXT : 0) |
+	       (c->caps & SIW2_MPA_CAP_COMMIT ? SIW2_DDP_FEAT_COMMIT : 0);
 }
 
 /*

@@ -159,8 +159,8 @@ SIW2_PARAM_ONOFF(peer_to_peer, false, 0644,
 		 "Request peer-to-peer mode (RTR) on outgoing Rev 2 connections");
 SIW2_PARAM_BITS(rtr_forms, 6, 1, 0x6, 0644,
 		"RTR forms offered and accepted: 2 zero-length Write, 4 zero-length Read, 6 both");
-SIW2_PARAM_BITS(mpa_caps, 0x4, 0, 0x6, 0644,
-		"Private MPA Rev 2 capability bits advertised: 0x4 RDMAP v2, 0x2 Commit (not implemented yet: for tests only, it gives a siw2 peer RFC 7306 on RDMAP v1)");
+SIW2_PARAM_BITS(mpa_caps, 0x6, 0, 0x6, 0644,
+		"Private MPA Rev 2 capability bits advertised: 0x4 RDMAP v2, 0x2 RDMA Commit");
 SIW2_PARAM_RANGE(mpa_timeout_ms, 10000, 100, 600000, 0644,
 		 "Limit on each connection setup or close step, in ms");
 
@@ -198,7 +198,6 @@ static_assert(SIW2_PARAM_NUM(mpa_rev, DEF) == SIW2_MPA_REV2 &&
 /* B (zero-length FPDU) is never offered (DEC-3). */
 static_assert(SIW2_PARAM_NUM(rtr_forms, DEF) == (SIW2_RTR_WRITE | SIW2_RTR_READ) &&
 	      SIW2_PARAM_NUM(rtr_forms, MAX) == (SIW2_RTR_WRITE | SIW2_RTR_READ));
-/* Commit is not offered by default until the operation exists (issue 16). */
-static_assert(SIW2_PARAM_NUM(mpa_caps, DEF) == SIW2_MPA_CAP_RDMAP_V2 &&
+static_assert(SIW2_PARAM_NUM(mpa_caps, DEF) == SIW2_MPA_CAPS &&
 	      SIW2_PARAM_NUM(mpa_caps, MAX) == SIW2_MPA_CAPS);
 static_assert(SIW2_PARAM_NUM(tx_linger_us, MAX) == UINT_MAX);

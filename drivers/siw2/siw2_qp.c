@@ -14,6 +14,7 @@
 #include <net/sock.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <siw2/kapi.h>
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2.h"
@@ -601,6 +602,9 @@ static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
 	if (wr->opcode == IB_WR_REG_MR &&
 	    (!reg_wr(wr)->mr || reg_wr(wr)->mr->device != qp->base.device))
 		return -EINVAL;
+	/* No kernel work request carries a range length: siw2_post_commit(). */
+	if (wr->opcode == IB_WR_FLUSH)
+		return -EOPNOTSUPP;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	return siw2_wr_check(qp, wr->opcode, wr->send_flags & IB_SEND_INLINE,
@@ -632,9 +636,13 @@ static int siw2_copy_inline(struct siw2_qp *qp, u8 *dst,
 	return 0;
 }
 
-/* Fill the SQ slot @sqe (ring index @slot) from @wr; @ibuf: inline data. */
+/*
+ * Fill the SQ slot @sqe (ring index @slot) from @wr; @ibuf: inline data;
+ * @commit_len: an RDMA Commit's range length.
+ */
 static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
-			  const struct ib_send_wr *wr, const u8 *ibuf)
+			  const struct ib_send_wr *wr, const u8 *ibuf,
+			  u32 commit_len)
 {
 	u32 rules = siw2_wr_rules_of(wr->opcode);
 	u32 i;
@@ -666,6 +674,8 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
 	if (rules & SIW2_WRF_INV)
 		sqe->inv_stag = wr->ex.invalidate_rkey;
+	if (rules & SIW2_WRF_COMMIT)
+		sqe->len = commit_len;
 	if (rules & SIW2_WRF_KVERB) {
 		sqe->reg_mr = to_siw2_mr(reg_wr(wr)->mr);
 		sqe->reg_key = reg_wr(wr)->key;
@@ -714,6 +724,52 @@ static int siw2_rq_doorbell(struct siw2_qp *qp)
 	return 0;
 }
 
+/*
+ * Queue one checked work request (qp->sq.lock taken here). In Error it
+ * completes at once, flushed. Sets *@posted when it was queued.
+ */
+static int siw2_sq_post(struct siw2_qp *qp, const struct ib_send_wr *wr,
+			const u8 *ibuf, u32 commit_len, bool *posted)
+{
+	struct siw2_sqe *sqe;
+	unsigned long flags;
+	int rv = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		siw2_dp_wc(qp, qp->scq, wr->wr_id, IB_WC_WR_FLUSH_ERR,
+			   siw2_wr_wc_opcode(wr->opcode), 0, false);
+		return 0;
+	}
+	if (READ_ONCE(qp->state) != SIW2_QP_RTS) {
+		rv = -ENOTCONN;
+	} else {
+		sqe = siw2_wq_tail(&qp->sq);
+		if (!sqe) {
+			rv = -ENOMEM;
+		} else {
+			siw2_sqe_fill(qp, sqe,
+				      siw2_wq_slot(&qp->sq, qp->sq.count),
+				      wr, ibuf, commit_len);
+			siw2_wq_push(&qp->sq);
+			*posted = true;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return rv;
+}
+
+/* Make the TX engine take what was posted. */
+static void siw2_sq_posted(struct siw2_qp *qp, bool posted)
+{
+	/* A user QP posts from its system call: send from there. */
+	if (posted && qp->base.uobject)
+		siw2_tx_direct(qp);
+	else if (posted)
+		siw2_tx_kick(qp);
+}
+
 /**
  * siw2_post_send - queue send work requests
  * @ibqp: QP
@@ -736,8 +792,6 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	u8 ibuf[SIW2_MAX_INLINE];
-	struct siw2_sqe *sqe;
-	unsigned long flags;
 	bool posted = false;
 	int rv = 0;
 
@@ -752,43 +806,64 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		rv = siw2_check_send_wr(qp, wr);
 		if (!rv && (wr->send_flags & IB_SEND_INLINE))
 			rv = siw2_copy_inline(qp, ibuf, wr);
-		if (rv)
-			break;
-		spin_lock_irqsave(&qp->sq.lock, flags);
-		if (READ_ONCE(qp->state) == SIW2_QP_ERROR) {
-			spin_unlock_irqrestore(&qp->sq.lock, flags);
-			siw2_dp_wc(qp, qp->scq, wr->wr_id, IB_WC_WR_FLUSH_ERR,
-				   siw2_wr_wc_opcode(wr->opcode), 0, false);
-			continue;
-		}
-		if (READ_ONCE(qp->state) != SIW2_QP_RTS) {
-			rv = -ENOTCONN;
-		} else {
-			sqe = siw2_wq_tail(&qp->sq);
-			if (!sqe) {
-				rv = -ENOMEM;
-			} else {
-				siw2_sqe_fill(qp, sqe,
-					      siw2_wq_slot(&qp->sq,
-							   qp->sq.count),
-					      wr, ibuf);
-				siw2_wq_push(&qp->sq);
-				posted = true;
-			}
-		}
-		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		if (!rv)
+			rv = siw2_sq_post(qp, wr, ibuf, 0, &posted);
 		if (rv)
 			break;
 	}
-	/* A user QP posts from its system call: send from there. */
-	if (posted && qp->base.uobject)
-		siw2_tx_direct(qp);
-	else if (posted)
-		siw2_tx_kick(qp);
+	siw2_sq_posted(qp, posted);
 	if (rv)
 		*bad_wr = wr;
 	return rv;
 }
+
+/**
+ * siw2_post_commit - post an RDMA Commit of a remote range
+ * @ibqp: a kernel QP of siw2, connected to a peer that negotiated
+ *	Commit (DEC-4)
+ * @wr_id: the completion's wr_id
+ * @rkey: the peer's STag of the range
+ * @raddr: the range's first octet (tagged offset)
+ * @len: octets, 0 commits nothing (DEC-12)
+ * @send_flags: IB_SEND_SIGNALED, IB_SEND_FENCE
+ *
+ * The kernel's IB_WR_FLUSH has no work request structure that carries a
+ * length, so kernel consumers call this instead of ib_post_send(). It
+ * completes on the send CQ as IB_WC_FLUSH: IB_WC_SUCCESS once the peer
+ * made the range durable, IB_WC_REM_OP_ERR with the Commit Response's
+ * Status in vendor_err if it could not (the QP stays in RTS, DEC-13).
+ *
+ * Return: 0, -EOPNOTSUPP when the peer did not negotiate Commit, -EINVAL
+ * for a QP of user space or unknown flags, -ENOTCONN before RTS, -ENOMEM
+ * when the send queue is full.
+ */
+int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
+		     u32 len, int send_flags)
+{
+	struct siw2_qp *qp = to_siw2_qp(ibqp);
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id,
+			.opcode = IB_WR_FLUSH,
+			.send_flags = send_flags,
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+	bool posted = false;
+	int rv;
+
+	/* Only a siw2 QP is a struct siw2_qp. */
+	if (ibqp->device->ops.post_send != siw2_post_send || ibqp->uobject ||
+	    (send_flags & ~(IB_SEND_SIGNALED | IB_SEND_FENCE)))
+		return -EINVAL;
+	rv = siw2_wr_check(qp, IB_WR_FLUSH, false, 0, len);
+	if (!rv)
+		rv = siw2_sq_post(qp, &wr.wr, NULL, len, &posted);
+	siw2_sq_posted(qp, posted);
+	return rv;
+}
+EXPORT_SYMBOL_GPL(siw2_post_commit);
 
 /**
  * siw2_post_recv - queue receive work requests

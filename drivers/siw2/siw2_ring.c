@@ -168,9 +168,10 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 	    e->flags & ~SIW2_WQE_FLAGS ||
 	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
 		return false;
-	/* Operands only where the opcode has them (imm is compare_add). */
+	/* Operands only where the opcode has them (imm, commit_len: compare_add). */
 	if (!(r & SIW2_WRF_ATOMIC) &&
-	    ((e->atomic.compare_add && !(r & SIW2_WRF_IMM)) ||
+	    ((e->atomic.compare_add &&
+	      !(r & (SIW2_WRF_IMM | SIW2_WRF_COMMIT))) ||
 	     e->atomic.swap || e->atomic.compare_add_mask ||
 	     e->atomic.swap_mask))
 		return false;
@@ -178,6 +179,8 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 		len = e->inline_len;
 	for (i = 0; i < e->num_sge; i++)
 		len += e->sge[i].length;
+	if (r & SIW2_WRF_COMMIT)
+		len = e->commit_len;
 	return !siw2_wr_check(qp, e->opcode, inl, e->num_sge, len);
 }
 
@@ -215,6 +218,8 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	}
 	sqe->num_sge = e->num_sge;
 	sqe->len = siw2_ring_sge_copy(sqe->sge, e->sge, e->num_sge);
+	if (siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT)
+		sqe->len = e->commit_len;	/* checked: <= U32_MAX */
 }
 
 static void siw2_rq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
@@ -315,7 +320,8 @@ void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state)
 		f = (siw2_conn_ext(&qp->conn) ? SIW2_CONN_F_EXT : 0) |
 		    (siw2_conn_rv(&qp->conn) == SIW2_RDMAP_V2 ?
 		     SIW2_CONN_F_RV2 : 0) |
-		    (qp->read_v2 ? SIW2_CONN_F_READ_V2 : 0);
+		    (qp->read_v2 ? SIW2_CONN_F_READ_V2 : 0) |
+		    (qp->conn.caps & SIW2_MPA_CAP_COMMIT ? SIW2_CONN_F_COMMIT : 0);
 		WRITE_ONCE(qp->sq.ring->ctl->conn_flags, f);
 		smp_wmb(); /* conn_flags before qp_state */
 	}

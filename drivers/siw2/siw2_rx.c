@@ -65,6 +65,7 @@ void siw2_rx_init(struct siw2_qp *qp, bool read_rtr)
 	rx->msn_expect[SIW2_QN_RESPONSE] = 1;
 	rx->rv = siw2_conn_rv(&qp->conn);
 	rx->ext = siw2_conn_ext(&qp->conn);
+	rx->feat = siw2_conn_feat(&qp->conn);
 	siw2_rx_next_fpdu(rx);
 }
 
@@ -434,6 +435,34 @@ static void siw2_rx_begin_atomic_req(struct siw2_qp *qp)
 }
 
 /*
+ * RDMA Commit Request (COMMIT-HDR-3, COMMIT-VAL-1): QN 1 sequence, then
+ * the range: REMOTE_WRITE on [TO, TO + Length) of an STag of this
+ * stream's PD (COMMIT-ACC-1, DEC-10), or nothing for Length 0 (DEC-12).
+ * A Request with more than the one region is answered with Status 2,
+ * not a Terminate (AMB-14): its extra octets are skipped.
+ */
+static void siw2_rx_begin_commit_req(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	enum siw2_mem_err err;
+
+	if (in->msn != rx->msn_expect[SIW2_QN_READ_REQ]) {
+		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
+			    SIW2_TERM_ETYPE_DDP_UNTAGGED,
+			    SIW2_TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (in->payload_len || !in->sink_len)
+		return;
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, in->sink_stag,
+			     in->sink_to, in->sink_len, IB_ACCESS_REMOTE_WRITE,
+			     &rx->mr);
+	if (err)
+		siw2_rx_read_err(rx, err);
+}
+
+/*
  * A QN 3 response (DEC-8): the oldest outstanding QN 1 request must exist
  * (else 1/2/0x02), await this type of response (@want; else 0/2/0x06) and
  * carry the segment's MSN, which must also be the next on QN 3 (else
@@ -487,6 +516,22 @@ static void siw2_rx_begin_atomic_resp(struct siw2_qp *qp)
 	u32 len;
 
 	if (siw2_rx_qn3_head(qp, SIW2_OP_ATOMIC_REQ, &o, &len) &&
+	    qp->rx.info.req_id != o.qn3_msn)
+		siw2_rx_err(&qp->rx, SIW2_TERM_LAYER_RDMAP,
+			    SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+}
+
+/*
+ * Commit Response: a QN 3 response to a Commit whose Original Request
+ * Identifier is the one the Commit was sent with (COMMIT-HDR-6).
+ */
+static void siw2_rx_begin_commit_resp(struct siw2_qp *qp)
+{
+	struct siw2_orqe o;
+	u32 len;
+
+	if (siw2_rx_qn3_head(qp, SIW2_OP_COMMIT_REQ, &o, &len) &&
 	    qp->rx.info.req_id != o.qn3_msn)
 		siw2_rx_err(&qp->rx, SIW2_TERM_LAYER_RDMAP,
 			    SIW2_TERM_ETYPE_REMOTE_OP,
@@ -602,7 +647,7 @@ static void siw2_rx_begin(struct siw2_qp *qp)
 		}
 	}
 	if (siw2_ddp_decode(rx->hdr + SIW2_MPA_HDR_LEN, rx->ulpdu_len,
-			    rx->rv, rx->ext, &rx->info, &code)) {
+			    rx->rv, rx->feat, &rx->info, &code)) {
 		siw2_rx_err(rx, code.layer, code.etype, code.code);
 		return;
 	}
@@ -793,11 +838,11 @@ static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
  * protection error), and retire what completes in order.
  */
 static void siw2_rx_orq_done(struct siw2_qp *qp, u32 slot, u32 inv_stag,
-			     enum ib_wc_status st)
+			     enum ib_wc_status st, u32 vendor_err)
 {
 	if (inv_stag && siw2_mr_invalidate(qp->sdev, qp->base.pd, inv_stag))
 		st = IB_WC_LOC_PROT_ERR;
-	siw2_dp_sqe_done(qp, slot, st);
+	siw2_dp_sqe_done(qp, slot, st, vendor_err);
 	/* An ORD slot is free, and a fence may have lifted. */
 	siw2_tx_kick(qp);
 }
@@ -850,7 +895,7 @@ static void siw2_rx_end_read_resp(struct siw2_qp *qp)
 		siw2_rx_put_rv2(rx);
 		rx->msn_expect[SIW2_QN_RESPONSE]++;
 	}
-	siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS);
+	siw2_rx_orq_done(qp, slot, sink, IB_WC_SUCCESS, 0);
 }
 
 /*
@@ -917,9 +962,9 @@ static void siw2_rx_end_send(struct siw2_qp *qp)
 }
 
 /*
- * A Read, Read V2 or Atomic Request is in: queue it for the TX engine,
- * which answers them in the order they came (EXT-ORD-7). Reads and
- * Atomics share the IRD (EXT-ATOMIC-21, EXT-ATOMIC-16/24).
+ * A Read, Read V2, Atomic or Commit Request is in: queue it for the TX
+ * engine, which answers them in the order they came (EXT-ORD-7). They
+ * share the IRD (EXT-ATOMIC-21, EXT-ATOMIC-16/24, COMMIT-HDR-3).
  */
 static void siw2_rx_end_qn1_req(struct siw2_qp *qp)
 {
@@ -933,7 +978,17 @@ static void siw2_rx_end_qn1_req(struct siw2_qp *qp)
 		e->op = in->opcode;	/* Read or Read V2 (DEC-7), Atomic */
 		e->mr = rx->mr;
 		rx->mr = NULL;	/* the IRQ entry owns the reference now */
-		if (in->opcode == SIW2_OP_ATOMIC_REQ) {
+		e->status = 0;
+		e->inv_stag = 0;
+		if (in->opcode == SIW2_OP_COMMIT_REQ) {
+			e->src_to = in->sink_to;
+			e->len = in->sink_len;
+			e->req_id = in->req_id;
+			e->inv_stag = in->inval_stag;
+			/* More than one region (AMB-14, COMMIT-VAL-2). */
+			if (in->payload_len)
+				e->status = SIW2_COMMIT_ST_LIMITS;
+		} else if (in->opcode == SIW2_OP_ATOMIC_REQ) {
 			e->src_to = in->atomic_to;
 			e->req_id = in->req_id;
 			e->aop.aop = in->aop;
@@ -992,7 +1047,28 @@ static void siw2_rx_end_atomic_resp(struct siw2_qp *qp)
 			siw2_mr_put(mr);
 		}
 	}
-	siw2_rx_orq_done(qp, o.slot, 0, st);
+	siw2_rx_orq_done(qp, o.slot, 0, st, 0);
+}
+
+/*
+ * The Commit is answered: Status 0 completes it successfully; any other
+ * Status (DEC-13) completes it with IB_WC_REM_OP_ERR and the Status in
+ * vendor_err, and the stream goes on (COMMIT-ERR-3).
+ */
+static void siw2_rx_end_commit_resp(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	u32 status = rx->info.commit_status;
+	struct siw2_orqe o;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	o = *siw2_orq_head(qp);	/* the segment's begin found it */
+	siw2_orq_pop(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	rx->msn_expect[SIW2_QN_RESPONSE]++;
+	siw2_rx_orq_done(qp, o.slot, 0,
+			 status ? IB_WC_REM_OP_ERR : IB_WC_SUCCESS, status);
 }
 
 /* The peer ended the stream (RFC 5040 5.4): report, never answer. */
@@ -1043,6 +1119,10 @@ static const struct siw2_rx_op siw2_rx_ops[SIW2_RDMAP_OP_MASK + 1] = {
 				 siw2_rx_end_qn1_req },
 	[SIW2_OP_ATOMIC_RESP] = { siw2_rx_begin_atomic_resp,
 				  siw2_rx_end_atomic_resp },
+	[SIW2_OP_COMMIT_REQ] = { siw2_rx_begin_commit_req,
+				 siw2_rx_end_qn1_req },
+	[SIW2_OP_COMMIT_RESP] = { siw2_rx_begin_commit_resp,
+				  siw2_rx_end_commit_resp },
 };
 
 /* A segment without error is in, its CRC checked. */

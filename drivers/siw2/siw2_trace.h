@@ -130,6 +130,30 @@ TRACE_EVENT(siw2_dp_atomic,
 		      __entry->qpn, __entry->aop, __entry->req_id,
 		      __entry->orig));
 
+/*
+ * An RDMA Commit answered by the Responder: @lines is how many CPU cache
+ * lines were written back (0 for a range that is not durable).
+ */
+TRACE_EVENT(siw2_dp_commit,
+	    TP_PROTO(u32 qpn, u32 req_id, u64 to, u32 len, u32 lines,
+		     u32 status),
+	    TP_ARGS(qpn, req_id, to, len, lines, status),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, req_id)
+			     __field(u64, to)
+			     __field(u32, len)
+			     __field(u32, lines)
+			     __field(u32, status)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->req_id = req_id;
+			   __entry->to = to;
+			   __entry->len = len;
+			   __entry->lines = lines;
+			   __entry->status = status;),
+	    TP_printk("qp=%u commit req_id %u to 0x%llx len %u lines %u status %u",
+		      __entry->qpn, __entry->req_id, __entry->to,
+		      __entry->len, __entry->lines, __entry->status));
+
 DECLARE_EVENT_CLASS(siw2_cep_why_class,
 		    TP_PROTO(u32 id, const char *why),
 		    TP_ARGS(id, why),

@@ -36,7 +36,9 @@
  * are copied in calls of their own around them.
  */
 
+#include <linux/cache.h>
 #include <linux/crc32c.h>
+#include <linux/libnvdimm.h>
 #include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/socket.h>
@@ -44,8 +46,11 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include <siw2/kapi.h>
+
 #include "siw2.h"
 #include "siw2_fpdu.h"
+#include "siw2_term.h"
 #include "siw2_trace.h"
 #include "siw2_wr.h"
 
@@ -192,6 +197,25 @@ static void siw2_tx_local_error(struct siw2_qp *qp, u32 slot,
 	siw2_tx_terminate(qp, &catastrophic, NULL, 0, 0, NULL);
 }
 
+/*
+ * A Commit's Invalidate STag could not be invalidated after the commit
+ * (DEC-20): the stream ends with 0/2/0x09. The Commit's headers are gone
+ * by now, so the Terminate carries none.
+ */
+static void siw2_tx_terminate_inv(struct siw2_qp *qp)
+{
+	static const struct siw2_term_code cant_inval = {
+		SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+		SIW2_TERM_RDMAP_CANT_INVAL
+	};
+
+	if (test_and_set_bit(0, &qp->dp_failed))
+		return;
+	qp->fail_event = siw2_term_qp_event(cant_inval.layer, cant_inval.etype,
+					    cant_inval.code);
+	siw2_tx_terminate(qp, &cant_inval, NULL, 0, 0, NULL);
+}
+
 /* Look up and check the local SGEs of a work request. */
 static enum siw2_mem_err siw2_tx_load_sges(struct siw2_qp *qp,
 					   const struct siw2_sqe *wqe,
@@ -225,6 +249,8 @@ static u8 siw2_tx_orq_op(struct siw2_qp *qp, u32 rules)
 		return 0;
 	if (rules & SIW2_WRF_READ)
 		return qp->read_v2 ? SIW2_OP_READ_V2_REQ : SIW2_OP_READ_REQ;
+	if (rules & SIW2_WRF_COMMIT)
+		return SIW2_OP_COMMIT_REQ;
 	return SIW2_OP_ATOMIC_REQ;
 }
 
@@ -301,6 +327,16 @@ static enum ib_wc_status siw2_tx_start_atomic(struct siw2_qp *qp)
 	return st;
 }
 
+/*
+ * An RDMA Commit Request, on QN 1 like a Read (COMMIT-HDR-3); its ORQ
+ * entry and Request Identifier came at pick-up. It names no local buffer.
+ */
+static enum ib_wc_status siw2_tx_start_commit(struct siw2_qp *qp)
+{
+	siw2_tx_msg(&qp->tx, SIW2_OP_COMMIT_REQ, 0);
+	return IB_WC_SUCCESS;
+}
+
 /* A Send with Immediate Data: its last segment is the 8 octets (DEC-6). */
 static bool siw2_tx_imm_tail(const struct siw2_tx *tx)
 {
@@ -331,7 +367,7 @@ static void siw2_tx_start_local(struct siw2_qp *qp, u32 rules)
 		if (siw2_mr_invalidate(qp->sdev, qp->base.pd, wqe->inv_stag))
 			siw2_tx_local_error(qp, tx->slot, IB_WC_LOC_PROT_ERR);
 		else
-			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS, 0);
 		return;
 	}
 	/* IB_WR_REG_MR, the other local operation. */
@@ -339,7 +375,7 @@ static void siw2_tx_start_local(struct siw2_qp *qp, u32 rules)
 			     wqe->reg_access))
 		siw2_tx_local_error(qp, tx->slot, IB_WC_MW_BIND_ERR);
 	else
-		siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+		siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS, 0);
 }
 
 /* An RDMA Read: the sink is checked now (its ORQ entry came at pick-up). */
@@ -415,6 +451,8 @@ static void siw2_tx_start_sqe(struct siw2_qp *qp)
 	}
 	if (rules & SIW2_WRF_READ)
 		st = siw2_tx_start_read(qp);
+	else if (rules & SIW2_WRF_COMMIT)
+		st = siw2_tx_start_commit(qp);
 	else if (rules & SIW2_WRF_ORQ)
 		st = siw2_tx_start_atomic(qp);
 	else
@@ -446,7 +484,63 @@ static void siw2_tx_atomic_exec(struct siw2_qp *qp)
 	siw2_tx_msg(tx, SIW2_OP_ATOMIC_RESP, 0);	/* EXT-ATOMIC-20: QN 3 */
 }
 
-/* Take the oldest inbound Read or Atomic to answer, if any. */
+/* The Status values kernel consumers see are the wire's (DEC-13). */
+static_assert((int)SIW2_COMMIT_STATUS_MEDIA == (int)SIW2_COMMIT_ST_MEDIA &&
+	      (int)SIW2_COMMIT_STATUS_LIMIT == (int)SIW2_COMMIT_ST_LIMITS &&
+	      (int)SIW2_COMMIT_STATUS_RETRY == (int)SIW2_COMMIT_ST_RETRY);
+
+/* How many CPU cache lines [@p, @p + @n) touches. */
+static u32 siw2_cache_lines(const void *p, u32 n)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return (ALIGN(a + n, L1_CACHE_BYTES) - ALIGN_DOWN(a, L1_CACHE_BYTES)) /
+	       L1_CACHE_BYTES;
+}
+
+/*
+ * Make the range of the RDMA Commit at the head of the IRQ durable, then
+ * its response (COMMIT-DUR-1). Placement is synchronous, so every Write
+ * that came before the Commit is in memory now (COMMIT-ORD-1). A durable
+ * MR has the CPU cache lines of exactly its range written back; any
+ * other range only becomes globally visible (COMMIT-DUR-4, DEC-14). RX
+ * checked STag, rights and bounds (COMMIT-ACC-1). Return: false if the
+ * stream ended instead (DEC-20).
+ */
+static bool siw2_tx_commit_exec(struct siw2_qp *qp)
+{
+	struct siw2_irqe *e = &qp->tx.irqe;
+	u32 done = 0, lines = 0, n;
+	void *kaddr;
+
+	if (!e->status && e->mr &&
+	    (READ_ONCE(e->mr->access) & IB_ACCESS_FLUSH_PERSISTENT)) {
+		while (done < e->len) {
+			n = siw2_mr_kaddr(e->mr, e->src_to + done,
+					  e->len - done, &kaddr);
+			arch_wb_cache_pmem(kaddr, n);
+			lines += siw2_cache_lines(kaddr, n);
+			done += n;
+		}
+	}
+	/* Ordered before the Response leaves (and before any later store). */
+	wmb();
+	/* DEC-20: an Invalidate STag only after a successful commit. */
+	if (!e->status && e->inv_stag &&
+	    siw2_mr_invalidate(qp->sdev, qp->base.pd, e->inv_stag)) {
+		siw2_tx_put_irqe(&qp->tx);
+		qp->tx.kind = SIW2_TX_IDLE;
+		siw2_tx_terminate_inv(qp);
+		return false;
+	}
+	qp->tx.commit_status = e->status;
+	trace_siw2_dp_commit(qp->base.qp_num, e->req_id, e->src_to, e->len,
+			     lines, e->status);
+	siw2_tx_msg(&qp->tx, SIW2_OP_COMMIT_RESP, 0);	/* COMMIT-HDR-4 */
+	return true;
+}
+
+/* Take the oldest inbound Read, Atomic or Commit to answer, if any. */
 static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
@@ -470,6 +564,8 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 		siw2_tx_atomic_exec(qp);
 		return true;
 	}
+	if (tx->irqe.op == SIW2_OP_COMMIT_REQ)
+		return siw2_tx_commit_exec(qp);
 	if (tx->irqe.op == SIW2_OP_READ_V2_REQ) {
 		/* One untagged message on QN 3 (V2-READ-1, V2-READ-7). */
 		siw2_tx_msg(tx, SIW2_OP_READ_V2_RESP, tx->irqe.len);
@@ -641,6 +737,8 @@ static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl,
 	struct siw2_rdmap_read_req *rr = (void *)(h + 1);
 	struct siw2_rdmap_atomic_resp *ar = (void *)(h + 1);
 	struct siw2_rdmap_read_v2_req *r2 = (void *)(h + 1);
+	struct siw2_rdmap_commit_req *cr = (void *)(h + 1);
+	struct siw2_rdmap_commit_resp *cs = (void *)(h + 1);
 	const struct siw2_sqe *w = &tx->wqe;
 
 	h->ctrl = cpu_to_be16(ctrl);
@@ -662,6 +760,18 @@ static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl,
 	case SIW2_OP_ATOMIC_RESP:
 		ar->orig_req_id = cpu_to_be32(tx->irqe.req_id);
 		ar->orig_value = cpu_to_be64(tx->orig);
+		return siw2_tx_hdr_len(tx, false);
+	case SIW2_OP_COMMIT_REQ:
+		/* One range, Invalidate STag 0 (COMMIT-HDR-5, DEC-12, DEC-20). */
+		cr->req_id = cpu_to_be32(tx->req_id);
+		cr->sink_stag = cpu_to_be32(w->rkey);
+		cr->sink_len = cpu_to_be32(w->len);
+		cr->sink_to = cpu_to_be64(w->raddr);
+		return siw2_tx_hdr_len(tx, false);
+	case SIW2_OP_COMMIT_RESP:
+		/* COMMIT-HDR-6: the Request's identifier and the outcome. */
+		cs->orig_req_id = cpu_to_be32(tx->irqe.req_id);
+		cs->status = cpu_to_be32(tx->commit_status);
 		return siw2_tx_hdr_len(tx, false);
 	case SIW2_OP_READ_V2_REQ:
 		/* No sink on the wire (V2-READ-4). */
@@ -840,7 +950,7 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 		}
 		/* Reads and Atomics complete with their Response (siw2_rx.c). */
 		if (!(siw2_wr_rules_of(tx->wqe.opcode) & SIW2_WRF_ORQ))
-			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS);
+			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS, 0);
 	}
 	tx->kind = SIW2_TX_IDLE;
 }

@@ -41,10 +41,14 @@ int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_wr = SIW2_MAX_QP_WR;
 	/*
 	 * iWARP devices must offer the memory management extensions. Atomic
-	 * Write is a CmpSwap that always matches (DEC-17).
+	 * Write is a CmpSwap that always matches (DEC-17). An RDMA Commit
+	 * writes back the CPU caches of a durable MR's range (DEC-14), and
+	 * makes any other range globally visible.
 	 */
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
-				 IB_DEVICE_ATOMIC_WRITE;
+				 IB_DEVICE_ATOMIC_WRITE |
+				 IB_DEVICE_FLUSH_GLOBAL |
+				 IB_DEVICE_FLUSH_PERSISTENT;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = SIW2_MAX_SGE;
 	attr->max_recv_sge = SIW2_MAX_SGE;

@@ -126,8 +126,8 @@ enum siw2_rdmap_op {
 	SIW2_OP_IMM_SE = 0x9,
 	SIW2_OP_ATOMIC_REQ = 0xa,	/* EXT-ATOMIC-*, QN 1 */
 	SIW2_OP_ATOMIC_RESP = 0xb,	/* QN 3 */
-	SIW2_OP_COMMIT_REQ = 0xc,	/* rdma-commit, AMB-1 */
-	SIW2_OP_COMMIT_RESP = 0xd,
+	SIW2_OP_COMMIT_REQ = 0xc,	/* COMMIT-HDR-*, QN 1, AMB-1 */
+	SIW2_OP_COMMIT_RESP = 0xd,	/* QN 3 */
 	SIW2_OP_READ_V2_REQ = 0x11,	/* V2-READ-*, QN 1 */
 	SIW2_OP_READ_V2_RESP = 0x12,	/* QN 3, untagged */
 	SIW2_OP_SEND_IMM = 0x13,	/* V2-IMM-* */
@@ -207,6 +207,39 @@ struct siw2_rdmap_atomic_resp {
 	__be64 orig_value;
 } __packed;
 static_assert(sizeof(struct siw2_rdmap_atomic_resp) == 12);
+
+/*
+ * RDMA Commit Request header, after the untagged header on QN 1
+ * (COMMIT-HDR-3, COMMIT-HDR-5): one region [sink_to, sink_to + sink_len)
+ * (DEC-12). Octets after it, the draft's TBD extensions, are no header
+ * siw2 knows (AMB-14).
+ */
+struct siw2_rdmap_commit_req {
+	__be32 req_id;
+	__be32 sink_stag;
+	__be32 sink_len;
+	__be64 sink_to;
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_commit_req) == 20);
+
+/* RDMA Commit Response header, after the untagged header on QN 3. */
+struct siw2_rdmap_commit_resp {
+	__be32 orig_req_id;	/* the Request's req_id (COMMIT-HDR-6) */
+	__be32 status;		/* enum siw2_commit_status */
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_commit_resp) == 8);
+
+/*
+ * Commit Response Status: the draft defines 0 only, siw2 the rest
+ * (DEC-13). A non-zero Status is no Terminate: the stream lives on
+ * (COMMIT-ERR-3).
+ */
+enum siw2_commit_status {
+	SIW2_COMMIT_ST_OK = 0,
+	SIW2_COMMIT_ST_MEDIA = 1,	/* durability or media failure; data still in the buffer */
+	SIW2_COMMIT_ST_LIMITS = 2,	/* beyond implementation limits, e.g. AMB-14 */
+	SIW2_COMMIT_ST_RETRY = 3,	/* transient: the Requester may retry */
+};
 
 /* Immediate Data: the message's 8 octets, or a Send with Immediate's last. */
 #define SIW2_IMM_LEN		8

@@ -31,6 +31,7 @@ SIW2_WR_SAME(SIW2_SQ_OP_SEND_WITH_INV, IB_WR_SEND_WITH_INV);
 SIW2_WR_SAME(SIW2_SQ_OP_RDMA_READ_WITH_INV, IB_WR_RDMA_READ_WITH_INV);
 SIW2_WR_SAME(SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_CMP_AND_SWP);
 SIW2_WR_SAME(SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD);
+SIW2_WR_SAME(SIW2_SQ_OP_FLUSH, IB_WR_FLUSH);
 SIW2_WR_SAME(SIW2_SQ_OP_ATOMIC_WRITE, IB_WR_ATOMIC_WRITE);
 static_assert(SIW2_MAX_SGE_RD == SIW2_WR_MAX_SGE_RD);
 static_assert((int)SIW2_WR_SEND_WITH_INV_IMM >= (int)SIW2_SQ_OP_NUM &&
@@ -50,6 +51,7 @@ static const u8 siw2_wr_wc_tbl[SIW2_SQ_OP_NUM] = {
 	[IB_WR_RDMA_READ_WITH_INV] = IB_WC_RDMA_READ,
 	[IB_WR_MASKED_ATOMIC_CMP_AND_SWP] = IB_WC_MASKED_COMP_SWAP,
 	[IB_WR_MASKED_ATOMIC_FETCH_AND_ADD] = IB_WC_MASKED_FETCH_ADD,
+	[IB_WR_FLUSH] = IB_WC_FLUSH,
 	[IB_WR_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
 };
 
@@ -87,11 +89,13 @@ enum ib_wc_opcode siw2_wr_wc_opcode(enum ib_wr_opcode op)
  * @op: IB_WR_* (a ring's SIW2_WR_SEND_WITH_INV_IMM included)
  * @inl: the data is inline
  * @num_sge: SGEs (0 with inline data)
- * @len: payload length: the SGEs' sum, or the inline data
+ * @len: payload length: the SGEs' sum, or the inline data; an RDMA
+ *	Commit's range length
  *
- * Shared by siw2_post_send() and the send queue ring. An extension
- * operation needs a peer that takes it (DEC-4): a peer without it could
- * not parse the message.
+ * Shared by siw2_post_send(), siw2_post_commit() and the send queue
+ * ring. An extension operation needs a peer that takes it (DEC-4): a
+ * peer without it could not parse the message, and nothing goes on the
+ * wire.
  *
  * Return: 0, -EOPNOTSUPP for an opcode siw2 (or the peer) does not carry,
  * or -EINVAL.
@@ -119,6 +123,12 @@ int siw2_wr_check(const struct siw2_qp *qp, u32 op, bool inl, u32 num_sge,
 		return -EINVAL;
 	if ((r & SIW2_WRF_KVERB) && qp->base.uobject)
 		return -EINVAL;
+	/* A Commit names a remote range of up to 2^32 - 1 octets (DEC-12). */
+	if (r & SIW2_WRF_COMMIT) {
+		if (num_sge || inl || len > U32_MAX)
+			return -EINVAL;
+		return qp->conn.caps & SIW2_MPA_CAP_COMMIT ? 0 : -EOPNOTSUPP;
+	}
 	if ((r & SIW2_WRF_EXT) && !siw2_conn_ext(&qp->conn))
 		return -EOPNOTSUPP;
 	/* Send with Immediate Data is RDMAP v2 only (V2-HDR-4). */

@@ -25,6 +25,12 @@
  *               registration STag of ours and reports it
  *   read        with read_v2=1 a Read into 3 SGEs (a Read V2); else a
  *               3-SGE Read is refused (-EINVAL) and a 1-SGE one works
+ *   flush-wr    IB_WR_FLUSH through ib_post_send() is refused
+ *               (-EOPNOTSUPP: no kernel work request carries its length)
+ *   commit      with commit=1 (the connection negotiated Commit) a Write
+ *               and an RDMA Commit of it through siw2_post_commit()
+ *               complete, the Commit as IB_WC_FLUSH; with commit=0 the
+ *               post fails with -EOPNOTSUPP (DEC-4)
  */
 
 #include <linux/completion.h>
@@ -35,6 +41,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+
+#include <siw2/kapi.h>
 
 #include "../progs/siw2_ext_proto.h"
 
@@ -50,6 +58,9 @@ MODULE_PARM_DESC(rv2, "the connection negotiates RDMAP version 2");
 static bool read_v2;
 module_param(read_v2, bool, 0444);
 MODULE_PARM_DESC(read_v2, "siw2's read_v2 is on: Reads go as Read V2");
+static bool commit;
+module_param(commit, bool, 0444);
+MODULE_PARM_DESC(commit, "the connection negotiates RDMA Commit");
 static uint timeout_ms = 10000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "limit on every wait");
@@ -470,6 +481,35 @@ static void kx_read_step(void)
 	CHECK(!rv && same, "read into %d SGE(s) (rv %d)", wr.wr.num_sge, rv);
 }
 
+static void kx_commit_step(void)
+{
+	struct ib_rdma_wr fw = {
+		.wr = { .wr_id = 8, .opcode = IB_WR_FLUSH },
+		.remote_addr = peer.addr + 4096, .rkey = peer.rkey,
+	};
+	struct ib_wc wc = {};
+	int rv;
+
+	rv = ib_post_send(kx_id->qp, &fw.wr, NULL);
+	CHECK(rv == -EOPNOTSUPP, "flush-wr IB_WR_FLUSH refused (rv %d)", rv);
+	if (!commit) {
+		rv = siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
+				      1000, IB_SEND_SIGNALED);
+		CHECK(rv == -EOPNOTSUPP,
+		      "commit refused without negotiation (rv %d)", rv);
+		return;
+	}
+	rv = kx_write(0, 1000, 4096, IB_WR_RDMA_WRITE, 0);
+	rv = rv ?: siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
+				    1000, IB_SEND_SIGNALED);
+	if (!rv && !kx_poll(&wc))
+		rv = -ETIMEDOUT;
+	CHECK(!rv && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_FLUSH &&
+	      wc.wr_id == 9,
+	      "commit of a Write's 1000 octets (rv %d, status %d, opcode %d)",
+	      rv, wc.status, wc.opcode);
+}
+
 static void kx_teardown(void)
 {
 	if (kx_id && kx_id->qp)
@@ -559,6 +599,7 @@ static int __init siw2_kext_init(void)
 			kx_inv_imm_step();
 		kx_atomic_steps();
 		kx_read_step();
+		kx_commit_step();
 		rdma_disconnect(kx_id);
 		kx_wait_event(RDMA_CM_EVENT_DISCONNECTED);
 	}

@@ -8,9 +8,19 @@
 
 #include <kunit/test.h>
 #include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 
 #include "siw2_ddp.h"
+#include "siw2_fpdu.h"
+#include "siw2_mpa.h"
+
+/* siw2_ddp_decode() @feat values the cases use. */
+#define F_EXT		SIW2_DDP_FEAT_EXT
+#define F_COM		SIW2_DDP_FEAT_COMMIT
+#define F_ALL		(SIW2_DDP_FEAT_EXT | SIW2_DDP_FEAT_COMMIT)
 
 /* DIGEST 1.4: zero-length RDMA Write RTR, RV=1, STag 1, TO 0, CRC on. */
 static const u8 rtr_write_img[20] = {
@@ -108,6 +118,27 @@ static const u8 read_v2_resp_img[32] = {	/* QN 3, MSN 1, 8 x 0xab */
 	0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,
 	0x00, 0x00, 0x00, 0x00, 0xab, 0xab, 0xab, 0xab,
 	0xab, 0xab, 0xab, 0xab, 0x50, 0x3d, 0xac, 0x0a,
+};
+
+/*
+ * DIGEST 1.4: RDMA Commit Request, RV 1, QN 1, MSN 1, MO 0, ReqID 9,
+ * STag 0x1234, Length 4096, TO 0x1000 (44 octets, CRC included).
+ */
+static const u8 commit_req_img[44] = {
+	0x00, 0x26, 0x41, 0x4c, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09,
+	0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x10, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+	0xb6, 0x5c, 0xa4, 0x8c,
+};
+
+/* DIGEST 1.4: RDMA Commit Response, QN 3, MSN 1, OrigReqID 9, Status 0. */
+static const u8 commit_resp_img[32] = {
+	0x00, 0x1a, 0x41, 0x4d, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09,
+	0x00, 0x00, 0x00, 0x00, 0x38, 0x8a, 0x35, 0x44,
 };
 
 /* ULPDU offsets of the fields the cases patch. */
@@ -254,7 +285,7 @@ static void decode_rejects_table(struct kunit *test)
 		len = t->len < 0 ? 0 : t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, false, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, 0, &info,
 					      &term), -EPROTO);
 	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
 	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
@@ -276,7 +307,7 @@ static void reserved_opcodes_dec_1(struct kunit *test)
 		for (t = 0; t < 2; t++) {
 			base_ulpdu(t ? B_WRITE : B_SEND, buf, sizeof(buf));
 			buf[O_RDMAP] = 0x40 | op;
-			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info,
+			KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info,
 							      &term), -EPROTO);
 			KUNIT_EXPECT_EQ(test, term.layer, 0);
 			KUNIT_EXPECT_EQ(test, term.etype, 2);
@@ -292,7 +323,7 @@ static void write_rtr_image_base_ddp_7(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, false, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_write_img + 2, 14, 1, 0, &info,
 					      &term), 0);
 	KUNIT_EXPECT_TRUE(test, info.tagged);
 	KUNIT_EXPECT_TRUE(test, info.last);
@@ -312,7 +343,7 @@ static void read_rtr_image_base_ddp_4(struct kunit *test)
 	struct siw2_ddp_info info;
 	u8 buf[46];
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, false, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(rtr_read_img + 2, 46, 1, 0, &info,
 					      &term), 0);
 	KUNIT_EXPECT_FALSE(test, info.tagged);
 	KUNIT_EXPECT_TRUE(test, info.last);
@@ -336,7 +367,7 @@ static void read_rtr_image_base_ddp_4(struct kunit *test)
 	buf[30] = 0x00; buf[32] = 0x10;			/* RDMARDSZ 4096 */
 	buf[34] = 0xcc; buf[37] = 0xdd;			/* Source STag */
 	buf[38] = 0x33; buf[45] = 0x44;			/* Source TO */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.msn, 7);
 	KUNIT_EXPECT_EQ(test, info.sink_stag, 0xaa0000bb);
 	KUNIT_EXPECT_EQ(test, info.sink_to, 0x1100000000000022ULL);
@@ -352,7 +383,7 @@ static void terminate_image_base_rdmap_8(struct kunit *test)
 	struct siw2_ddp_info info;
 	bool m, d, r, swapped;
 
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(term_img + 2, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, info.qn, 2);
 	KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -381,7 +412,7 @@ static void terminate_with_headers_base_rdmap_8(struct kunit *test)
 	buf[18] = 0x12;		/* 1/2/0x01 Invalid QN */
 	buf[19] = 0x01;
 	buf[20] = 0xc0;		/* M D */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 42, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 22);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 20);
 	KUNIT_EXPECT_EQ(test, info.term_ctrl, siw2_term_ctrl(1, 2, 1) |
@@ -403,7 +434,7 @@ static void send_family_base_ddp_4(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(sends); i++) {
 		base_ulpdu(B_SEND, buf, sizeof(buf));
 		buf[O_RDMAP] = 0x40 | sends[i];
-		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 		KUNIT_EXPECT_EQ(test, info.opcode, sends[i]);
 		KUNIT_EXPECT_EQ(test, info.qn, 0);
 		KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -416,12 +447,12 @@ static void send_family_base_ddp_4(struct kunit *test)
 	buf[O_DDP] = 0x01;
 	buf[13] = 9;
 	buf[16] = 0x10;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_FALSE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.msn, 9);
 	KUNIT_EXPECT_EQ(test, info.mo, 4096);
 	/* An empty Send is legal too. */
-	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, false, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, 18, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
 }
 
@@ -438,16 +469,16 @@ static void send_inval_stag_base_rdmap_2(struct kunit *test)
 	base_ulpdu(B_SEND, buf, sizeof(buf));
 	buf[2] = 0x12; buf[3] = 0x34; buf[4] = 0x56; buf[5] = 0x78;
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_INV;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE_INV;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x12345678);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 	buf[O_RDMAP] = 0x40 | SIW2_OP_SEND_SE;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 22, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 }
 
@@ -461,7 +492,7 @@ static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
 	base_ulpdu(B_WRITE, buf, sizeof(buf));
 	buf[O_DDP] |= 0x3c;		/* DDP Rsvd */
 	buf[O_RDMAP] |= 0x20;		/* RDMAP Rsv (0x10 is opcode, DEC-1) */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 14, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_WRITE);
 	KUNIT_EXPECT_EQ(test, info.rv, 1);
 	KUNIT_EXPECT_EQ(test, info.dv, 1);
@@ -470,7 +501,7 @@ static void reserved_bits_ignored_base_ddp_1(struct kunit *test)
 	buf[O_DDP] |= 0x3c;
 	buf[O_RDMAP] |= 0x20;
 	buf[2] = 0xff;			/* RsvdULP of a Read Request */
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, false, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 46, 1, 0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
 }
@@ -489,7 +520,7 @@ static void tagged_payload_base_ddp_3(struct kunit *test)
 		buf[O_RDMAP] = 0x40 | SIW2_OP_READ_RESP;
 		buf[2] = 0xde; buf[5] = 0xef;
 		buf[6] = 0x01; buf[13] = 0x02;
-		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, false, &info, &term), 0);
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 40, 1, 0, &info, &term), 0);
 		KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_RESP);
 		KUNIT_EXPECT_EQ(test, info.last, !!last);
 		KUNIT_EXPECT_EQ(test, info.stag, 0xde0000ef);
@@ -510,6 +541,8 @@ static void op_names_dec_1(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(SIW2_OP_TERMINATE), "Terminate");
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x0a), "Atomic Request");
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x13), "Send with Immediate Data");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x0c), "RDMA Commit Request");
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x0d), "RDMA Commit Response");
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x0e), "reserved");
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x10), "reserved");
 	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(0x1f), "reserved");
@@ -517,10 +550,10 @@ static void op_names_dec_1(struct kunit *test)
 }
 
 /* Decode an image's ULPDU (after ULPDU_Length, before the CRC). */
-static int dec_img(const u8 *img, u8 rv, bool ext, struct siw2_ddp_info *info,
+static int dec_img(const u8 *img, u8 rv, u8 feat, struct siw2_ddp_info *info,
 		   struct siw2_term_code *term)
 {
-	return siw2_ddp_decode(img + 2, (img[0] << 8) | img[1], rv, ext, info,
+	return siw2_ddp_decode(img + 2, (img[0] << 8) | img[1], rv, feat, info,
 			       term);
 }
 
@@ -533,7 +566,7 @@ static void atomic_req_image_ext_atomic_14(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(atomic_req_img, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(atomic_req_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_REQ);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.msn, 1);
@@ -552,7 +585,7 @@ static void atomic_req_image_ext_atomic_14(struct kunit *test)
 
 		memcpy(buf, atomic_req_img, sizeof(buf));
 		buf[3] = 0x80 | SIW2_OP_ATOMIC_REQ;
-		KUNIT_EXPECT_EQ(test, dec_img(buf, 2, true, &info, &term), 0);
+		KUNIT_EXPECT_EQ(test, dec_img(buf, 2, F_EXT, &info, &term), 0);
 	}
 }
 
@@ -566,7 +599,7 @@ static void atomic_req_reserved_ext_atomic_6(struct kunit *test)
 	memcpy(buf, atomic_req_img, sizeof(buf));
 	buf[2 + 18] = 0xff;
 	buf[2 + 21] = 0xf2;
-	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.aop, SIW2_AOP_CMP_SWAP);
 }
 
@@ -576,7 +609,7 @@ static void atomic_resp_image_ext_atomic_20(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(atomic_resp_img, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(atomic_resp_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_RESP);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
 	KUNIT_EXPECT_EQ(test, info.req_id, 7);
@@ -589,7 +622,7 @@ static void imm_image_ext_imm_10(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(imm_img, 1, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(imm_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_IMM);
 	KUNIT_EXPECT_EQ(test, info.msn, 5);
 	KUNIT_EXPECT_EQ(test, info.imm, 0x0102030405060708ULL);
@@ -602,12 +635,12 @@ static void send_imm_images_v2_imm_7(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(send_imm1_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(send_imm1_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_SEND_IMM);
 	KUNIT_EXPECT_FALSE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 5);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
-	KUNIT_ASSERT_EQ(test, dec_img(send_imm2_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(send_imm2_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_TRUE(test, info.last);
 	KUNIT_EXPECT_EQ(test, info.mo, 5);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
@@ -620,17 +653,264 @@ static void read_v2_images_v2_read_4(struct kunit *test)
 	struct siw2_term_code term;
 	struct siw2_ddp_info info;
 
-	KUNIT_ASSERT_EQ(test, dec_img(read_v2_req_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(read_v2_req_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_REQ);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.read_size, 4096);
 	KUNIT_EXPECT_EQ(test, info.src_stag, 0x5678);
 	KUNIT_EXPECT_EQ(test, info.src_to, 0x20000);
-	KUNIT_ASSERT_EQ(test, dec_img(read_v2_resp_img, 2, true, &info, &term), 0);
+	KUNIT_ASSERT_EQ(test, dec_img(read_v2_resp_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_RESP);
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 8);
+}
+
+/*
+ * COMMIT-HDR-1/3/5, AMB-15: the Commit Request image of DIGEST 1.4, CRC
+ * and every field, MO present and 0; the header of Figure 2 field by field.
+ */
+static void commit_req_image_commit_hdr_5(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	size_t len = 0;
+	u8 buf[38];
+
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_check(commit_req_img, sizeof(commit_req_img),
+					      true, &len), SIW2_FPDU_OK);
+	KUNIT_EXPECT_EQ(test, len, 44);
+	KUNIT_ASSERT_EQ(test, dec_img(commit_req_img, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_FALSE(test, info.tagged);
+	KUNIT_EXPECT_TRUE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.dv, 1);
+	KUNIT_EXPECT_EQ(test, info.rv, 1);
+	KUNIT_EXPECT_EQ(test, info.opcode, 0x0c);
+	KUNIT_EXPECT_EQ(test, info.qn, 1);			/* COMMIT-HDR-3 */
+	KUNIT_EXPECT_EQ(test, info.msn, 1);
+	KUNIT_EXPECT_EQ(test, info.mo, 0);			/* AMB-15 */
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);
+	KUNIT_EXPECT_EQ(test, info.req_id, 9);			/* COMMIT-HDR-5 */
+	KUNIT_EXPECT_EQ(test, info.sink_stag, 0x1234);
+	KUNIT_EXPECT_EQ(test, info.sink_len, 4096);
+	KUNIT_EXPECT_EQ(test, info.sink_to, 0x1000);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 38);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(info.opcode), "RDMA Commit Request");
+
+	/* Every field where Figure 2 puts it, big-endian. */
+	memcpy(buf, commit_req_img + 2, sizeof(buf));
+	memset(buf + 18, 0, 20);
+	buf[13] = 0x05;					/* MSN 5 */
+	buf[18] = 0xa1; buf[21] = 0xa2;			/* Request Identifier */
+	buf[22] = 0xb1; buf[25] = 0xb2;			/* Data Sink STag */
+	buf[26] = 0xc1; buf[29] = 0xc2;			/* Data Sink Length */
+	buf[30] = 0xd1; buf[37] = 0xd2;			/* Data Sink TO */
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, sizeof(buf), 1, F_COM, &info,
+					      &term), 0);
+	KUNIT_EXPECT_EQ(test, info.msn, 5);
+	KUNIT_EXPECT_EQ(test, info.req_id, 0xa10000a2);		/* COMMIT-HDR-5 */
+	KUNIT_EXPECT_EQ(test, info.sink_stag, 0xb10000b2);
+	KUNIT_EXPECT_EQ(test, info.sink_len, 0xc10000c2);
+	KUNIT_EXPECT_EQ(test, info.sink_to, 0xd1000000000000d2ULL);
+
+	/* The wire struct matches Figure 2 too. */
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_req, req_id), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_req, sink_stag), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_req, sink_len), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_req, sink_to), 12);
+	KUNIT_EXPECT_EQ(test, sizeof(struct siw2_rdmap_commit_req), 20);
+}
+
+/*
+ * COMMIT-HDR-4/6, DEC-13: the Commit Response image of DIGEST 1.4, CRC and
+ * every field; any Status is decoded as sent (its meaning is the
+ * Requester's).
+ */
+static void commit_resp_image_commit_hdr_6(struct kunit *test)
+{
+	static const u32 st[] = {
+		SIW2_COMMIT_ST_MEDIA, SIW2_COMMIT_ST_LIMITS, SIW2_COMMIT_ST_RETRY,
+		0xdeadbeef,
+	};
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	size_t len = 0;
+	u8 buf[26];
+	int i;
+
+	KUNIT_EXPECT_EQ(test, siw2_fpdu_check(commit_resp_img, sizeof(commit_resp_img),
+					      true, &len), SIW2_FPDU_OK);
+	KUNIT_EXPECT_EQ(test, len, 32);
+	KUNIT_ASSERT_EQ(test, dec_img(commit_resp_img, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_FALSE(test, info.tagged);
+	KUNIT_EXPECT_TRUE(test, info.last);
+	KUNIT_EXPECT_EQ(test, info.dv, 1);
+	KUNIT_EXPECT_EQ(test, info.rv, 1);
+	KUNIT_EXPECT_EQ(test, info.opcode, 0x0d);
+	KUNIT_EXPECT_EQ(test, info.qn, 3);			/* COMMIT-HDR-4 */
+	KUNIT_EXPECT_EQ(test, info.msn, 1);
+	KUNIT_EXPECT_EQ(test, info.mo, 0);
+	KUNIT_EXPECT_EQ(test, info.req_id, 9);			/* COMMIT-HDR-6 */
+	KUNIT_EXPECT_EQ(test, info.commit_status, SIW2_COMMIT_ST_OK);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 26);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+	KUNIT_EXPECT_STREQ(test, siw2_rdmap_op_name(info.opcode), "RDMA Commit Response");
+
+	/* DEC-13's values are 1, 2, 3; others pass through unchanged. */
+	KUNIT_EXPECT_EQ(test, SIW2_COMMIT_ST_OK, 0);
+	KUNIT_EXPECT_EQ(test, SIW2_COMMIT_ST_MEDIA, 1);
+	KUNIT_EXPECT_EQ(test, SIW2_COMMIT_ST_LIMITS, 2);
+	KUNIT_EXPECT_EQ(test, SIW2_COMMIT_ST_RETRY, 3);
+	memcpy(buf, commit_resp_img + 2, sizeof(buf));
+	buf[18] = 0x80; buf[21] = 0x01;			/* OrigReqID 0x80000001 */
+	for (i = 0; i < ARRAY_SIZE(st); i++) {
+		buf[22] = st[i] >> 24;
+		buf[23] = st[i] >> 16;
+		buf[24] = st[i] >> 8;
+		buf[25] = st[i];
+		KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, sizeof(buf), 1, F_COM,
+						      &info, &term), 0);
+		KUNIT_EXPECT_EQ(test, info.req_id, 0x80000001);	/* COMMIT-HDR-6 */
+		KUNIT_EXPECT_EQ(test, info.commit_status, st[i]);	/* DEC-13 */
+	}
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_resp, status), 4);
+	KUNIT_EXPECT_EQ(test, sizeof(struct siw2_rdmap_commit_resp), 8);
+}
+
+/*
+ * COMMIT-HDR-1, AMB-4, DEC-4: both Commit messages decode with the
+ * connection's RV, 1 or 2, once Commit is negotiated (with or without
+ * RFC 7306). COMMIT-HDR-7: their reserved control bits are ignored, as
+ * RFC 5041 and RFC 5040 say for every message.
+ */
+static void commit_rv_and_feat_commit_hdr_1(struct kunit *test)
+{
+	static const u8 feats[] = { F_COM, F_ALL };
+	const u8 *imgs[] = { commit_req_img, commit_resp_img };
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[sizeof(commit_req_img)];
+	int i, f, rv;
+
+	for (i = 0; i < ARRAY_SIZE(imgs); i++) {
+		for (f = 0; f < ARRAY_SIZE(feats); f++) {
+			for (rv = 1; rv <= 2; rv++) {
+				memcpy(buf, imgs[i], imgs[i][1] + 2);
+				buf[3] = rv << 6 | (imgs[i][3] & 0x1f);
+				KUNIT_EXPECT_EQ_MSG(test, dec_img(buf, rv, feats[f], &info,
+								  &term), 0,
+						    "img %d feat %u rv %d", i, feats[f], rv);
+				KUNIT_EXPECT_EQ(test, info.rv, rv);	/* COMMIT-HDR-1 */
+				KUNIT_EXPECT_EQ(test, info.opcode, 0x0c + i);
+				KUNIT_EXPECT_EQ(test, info.req_id, 9);
+				buf[2] |= 0x3c;			/* DDP Rsvd */
+				buf[3] |= 0x20;			/* RDMAP Rsv */
+				KUNIT_EXPECT_EQ(test, dec_img(buf, rv, feats[f], &info,
+							      &term), 0);	/* COMMIT-HDR-7 */
+				KUNIT_EXPECT_EQ(test, info.opcode, 0x0c + i);
+			}
+		}
+	}
+}
+
+/*
+ * DEC-12, COMMIT-HDR-2, DEC-20: a zero Length decodes (it commits
+ * nothing, the Responder's call), so does the largest; a Commit Request's
+ * Invalidate STag is decoded, a Response's RsvdULP ignored.
+ */
+static void commit_zero_len_and_inval_dec_12(struct kunit *test)
+{
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[sizeof(commit_req_img)];
+
+	memcpy(buf, commit_req_img, sizeof(buf));
+	buf[2 + 28] = 0x00;				/* Length 0 */
+	buf[2 + 29] = 0x00;
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.sink_len, 0);		/* DEC-12 */
+	KUNIT_EXPECT_EQ(test, info.sink_stag, 0x1234);
+	KUNIT_EXPECT_EQ(test, info.sink_to, 0x1000);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
+	memset(buf + 2 + 26, 0xff, 4);			/* Length 2^32 - 1 */
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.sink_len, U32_MAX);		/* DEC-12 */
+
+	buf[2 + 2] = 0x87; buf[2 + 5] = 0x65;		/* Invalidate STag */
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x87000065);	/* COMMIT-HDR-2, DEC-20 */
+
+	memcpy(buf, commit_resp_img, sizeof(commit_resp_img));
+	buf[2 + 2] = 0x87; buf[2 + 5] = 0x65;
+	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.inval_stag, 0);		/* COMMIT-HDR-2 */
+}
+
+/*
+ * AMB-14, COMMIT-VAL-2: a Commit Request with octets after its 20-octet
+ * header (more regions, a ULP message) is no DDP or RDMAP error: it
+ * decodes, header fields intact, the extra octets as payload, so the
+ * Responder can answer Status 2 without a Terminate.
+ */
+static void commit_req_tail_amb_14(struct kunit *test)
+{
+	static const u16 tails[] = { 1, 3, 4, 20, 64 };
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[38 + 64];
+	u8 *big;
+	int i;
+
+	memcpy(buf, commit_req_img + 2, 38);
+	memset(buf + 38, 0x5a, sizeof(buf) - 38);
+	for (i = 0; i < ARRAY_SIZE(tails); i++) {
+		KUNIT_ASSERT_EQ_MSG(test, siw2_ddp_decode(buf, 38 + tails[i], 1, F_COM,
+							  &info, &term), 0,
+				    "tail %u", tails[i]);
+		KUNIT_EXPECT_EQ(test, info.hdr_len, 38);		/* AMB-14 */
+		KUNIT_EXPECT_EQ(test, info.payload_len, tails[i]);	/* AMB-14 */
+		KUNIT_EXPECT_EQ(test, info.req_id, 9);
+		KUNIT_EXPECT_EQ(test, info.sink_stag, 0x1234);
+		KUNIT_EXPECT_EQ(test, info.sink_len, 4096);
+		KUNIT_EXPECT_EQ(test, info.sink_to, 0x1000);
+	}
+	/* So is the longest ULPDU an FPDU can carry. */
+	big = kunit_kzalloc(test, U16_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	memcpy(big, commit_req_img + 2, 38);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(big, U16_MAX, 1, F_COM, &info, &term), 0);
+	KUNIT_EXPECT_EQ(test, info.payload_len, U16_MAX - 38);		/* AMB-14 */
+	KUNIT_EXPECT_EQ(test, info.sink_len, 4096);
+	/* The Response has no such room: one octet more is 0/2/0x06. */
+	memcpy(buf, commit_resp_img + 2, 26);
+	buf[26] = 0;
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, 27, 1, F_COM, &info, &term), -EPROTO);
+	KUNIT_EXPECT_EQ(test, term.layer, 0);		/* COMMIT-HDR-6 */
+	KUNIT_EXPECT_EQ(test, term.etype, 2);
+	KUNIT_EXPECT_EQ(test, term.code, 6);
+}
+
+/*
+ * DEC-4, COMMIT-DISC-2: siw2_conn_feat() turns on Commit only when both
+ * sides advertised its bit; any acknowledged bit means RFC 7306.
+ */
+static void conn_feat_dec_4(struct kunit *test)
+{
+	static const struct { u8 caps, feat; } t[] = {
+		{ 0, 0 },
+		{ SIW2_MPA_CAP_RDMAP_V2, F_EXT },
+		{ SIW2_MPA_CAP_COMMIT, F_EXT | F_COM },
+		{ SIW2_MPA_CAP_RDMAP_V2 | SIW2_MPA_CAP_COMMIT, F_EXT | F_COM },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct siw2_mpa_conn c = { .caps = t[i].caps };
+
+		KUNIT_EXPECT_EQ_MSG(test, siw2_conn_feat(&c), t[i].feat,
+				    "caps 0x%02x", t[i].caps);	/* DEC-4 */
+	}
 }
 
 struct ext_case {
@@ -640,56 +920,133 @@ struct ext_case {
 	struct patch p[2];
 	u8 np;
 	u8 rv;
-	bool ext;
+	u8 feat;
 	u8 layer, etype, code;
 };
 
 static const struct ext_case ext_cases[] = {
 	/* The extensions only where the receiver processes them. */
-	{ "ext_hdr_2_atomic_without_ext_0_2_6", atomic_req_img, 0, {}, 0, 1, false,
+	{ "ext_hdr_2_atomic_without_ext_0_2_6", atomic_req_img, 0, {}, 0, 1, 0,
 	  T(0, 2, 6) },
-	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, false, T(0, 2, 6) },
-	{ "v2_hdr_4_send_imm_without_ext_0_2_6", send_imm2_img, 0, {}, 0, 2, false,
+	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, 0, T(0, 2, 6) },
+	{ "v2_hdr_4_send_imm_without_ext_0_2_6", send_imm2_img, 0, {}, 0, 2, 0,
 	  T(0, 2, 6) },
 	/* DEC-1, V2-HDR-4: v2 opcodes on RV 1 are unexpected, with or without ext. */
-	{ "dec_1_read_v2_on_rv1_0_2_6", read_v2_req_img, 0, P1(O_RDMAP, 0x51), 1, true,
+	{ "dec_1_read_v2_on_rv1_0_2_6", read_v2_req_img, 0, P1(O_RDMAP, 0x51), 1, F_EXT,
 	  T(0, 2, 6) },
-	{ "dec_1_send_imm_on_rv1_0_2_6", send_imm2_img, 0, P1(O_RDMAP, 0x53), 1, true,
+	{ "dec_1_send_imm_on_rv1_0_2_6", send_imm2_img, 0, P1(O_RDMAP, 0x53), 1, F_EXT,
 	  T(0, 2, 6) },
 	/* V2-HDR-1, BASE-RDMAP-1: RV 1 messages on an RV 2 connection. */
-	{ "v2_hdr_1_atomic_rv1_on_rv2_0_2_5", atomic_req_img, 0, {}, 0, 2, true,
+	{ "v2_hdr_1_atomic_rv1_on_rv2_0_2_5", atomic_req_img, 0, {}, 0, 2, F_EXT,
 	  T(0, 2, 5) },
-	/* Commit is not an operation of this driver yet. */
-	{ "dec_19_commit_0_2_6", imm_img, 0, P1(O_RDMAP, 0x4c), 1, true, T(0, 2, 6) },
-	/* EXT-HDR-4: T bit, QN, single segment. */
-	{ "ext_hdr_4_atomic_tagged_0_2_6", atomic_req_img, 0, P1(O_DDP, 0xc1), 1, true,
+	/*
+	 * COMMIT-DISC-2, DEC-4: Commit only where both sides advertised it,
+	 * else Remote Operation / Unexpected OpCode; RFC 7306 alone is not
+	 * enough, and Commit does not enable RFC 7306.
+	 */
+	{ "commit_disc_2_req_unneg_0_2_6", commit_req_img, 0, {}, 0, 1, 0, T(0, 2, 6) },
+	{ "commit_disc_2_req_ext_only_0_2_6", commit_req_img, 0, {}, 0, 1, F_EXT,
 	  T(0, 2, 6) },
-	{ "ext_atomic_14_atomic_qn0_1_2_1", atomic_req_img, 0, P1(O_QN, 0), 1, true,
-	  T(1, 2, 1) },
-	{ "ext_atomic_20_resp_qn1_1_2_1", atomic_resp_img, 0, P1(O_QN, 1), 1, true,
-	  T(1, 2, 1) },
-	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, true, T(1, 2, 1) },
-	{ "v2_read_1_resp_qn0_1_2_1", read_v2_resp_img, 0, P1(O_QN, 0), 2, true,
-	  T(1, 2, 1) },
-	{ "ext_atomic_11_atomic_l0_0_2_6", atomic_req_img, 0, P1(O_DDP, 0x01), 1, true,
+	{ "commit_disc_2_resp_unneg_0_2_6", commit_resp_img, 0, {}, 0, 1, 0,
 	  T(0, 2, 6) },
-	{ "ext_atomic_11_atomic_mo8_1_2_4", atomic_req_img, 0, P1(O_MO, 8), 1, true,
+	{ "commit_disc_2_resp_ext_only_0_2_6", commit_resp_img, 0, {}, 0, 1, F_EXT,
+	  T(0, 2, 6) },
+	{ "commit_disc_2_req_rv2_ext_only_0_2_6", commit_req_img, 0, P1(O_RDMAP, 0x8c),
+	  2, F_EXT, T(0, 2, 6) },
+	{ "commit_disc_2_resp_rv2_unneg_0_2_6", commit_resp_img, 0, P1(O_RDMAP, 0x8d),
+	  2, 0, T(0, 2, 6) },
+	{ "dec_4_atomic_commit_only_0_2_6", atomic_req_img, 0, {}, 0, 1, F_COM,
+	  T(0, 2, 6) },
+	{ "dec_4_imm_commit_only_0_2_6", imm_img, 0, {}, 0, 1, F_COM, T(0, 2, 6) },
+	/* COMMIT-HDR-1, AMB-4: the connection's RV only, 0/2/0x05 otherwise. */
+	{ "commit_hdr_1_req_rv1_on_rv2_0_2_5", commit_req_img, 0, {}, 0, 2, F_ALL,
+	  T(0, 2, 5) },
+	{ "commit_hdr_1_resp_rv1_on_rv2_0_2_5", commit_resp_img, 0, {}, 0, 2, F_ALL,
+	  T(0, 2, 5) },
+	{ "commit_hdr_1_req_rv2_on_rv1_0_2_5", commit_req_img, 0, P1(O_RDMAP, 0x8c), 1,
+	  F_ALL, T(0, 2, 5) },
+	{ "commit_hdr_1_resp_rv2_on_rv1_0_2_5", commit_resp_img, 0, P1(O_RDMAP, 0x8d), 1,
+	  F_ALL, T(0, 2, 5) },
+	{ "commit_hdr_1_req_rv0_0_2_5", commit_req_img, 0, P1(O_RDMAP, 0x0c), 1, F_ALL,
+	  T(0, 2, 5) },
+	/*
+	 * COMMIT-VAL-1, COMMIT-HDR-3/4/7: DDP validates every field; T, QN,
+	 * L and MO as for an Atomic (AMB-15: MO present, 0).
+	 */
+	{ "commit_hdr_7_req_dv0_1_2_6", commit_req_img, 0, P1(O_DDP, 0x40), 1, F_ALL,
+	  T(1, 2, 6) },
+	{ "commit_hdr_7_resp_dv2_1_2_6", commit_resp_img, 0, P1(O_DDP, 0x42), 1, F_ALL,
+	  T(1, 2, 6) },
+	{ "commit_hdr_3_req_tagged_0_2_6", commit_req_img, 0, P1(O_DDP, 0xc1), 1, F_ALL,
+	  T(0, 2, 6) },
+	{ "commit_hdr_4_resp_tagged_0_2_6", commit_resp_img, 0, P1(O_DDP, 0xc1), 1,
+	  F_ALL, T(0, 2, 6) },
+	{ "commit_hdr_3_req_qn0_1_2_1", commit_req_img, 0, P1(O_QN, 0), 1, F_ALL,
+	  T(1, 2, 1) },
+	{ "commit_hdr_3_req_qn2_1_2_1", commit_req_img, 0, P1(O_QN, 2), 1, F_ALL,
+	  T(1, 2, 1) },
+	{ "commit_hdr_3_req_qn3_1_2_1", commit_req_img, 0, P1(O_QN, 3), 1, F_ALL,
+	  T(1, 2, 1) },
+	{ "commit_hdr_3_req_qn_2p24_1_2_1", commit_req_img, 0, P1(O_QN_HI, 1), 1, F_ALL,
+	  T(1, 2, 1) },
+	{ "commit_hdr_4_resp_qn0_1_2_1", commit_resp_img, 0, P1(O_QN, 0), 1, F_ALL,
+	  T(1, 2, 1) },
+	{ "commit_hdr_4_resp_qn1_1_2_1", commit_resp_img, 0, P1(O_QN, 1), 1, F_ALL,
+	  T(1, 2, 1) },
+	{ "commit_val_1_req_l0_0_2_6", commit_req_img, 0, P1(O_DDP, 0x01), 1, F_ALL,
+	  T(0, 2, 6) },
+	{ "commit_val_1_req_l0_rv2_0_2_6", commit_req_img, 0,
+	  P2(O_DDP, 0x01, O_RDMAP, 0x8c), 2, F_ALL, T(0, 2, 6) },
+	{ "commit_val_1_resp_l0_0_2_6", commit_resp_img, 0, P1(O_DDP, 0x01), 1, F_ALL,
+	  T(0, 2, 6) },
+	{ "commit_val_1_req_mo1_1_2_4", commit_req_img, 0, P1(O_MO, 1), 1, F_ALL,
 	  T(1, 2, 4) },
-	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, true, T(0, 2, 6) },
-	/* The header is exactly as long as the opcode says. */
-	{ "ext_hdr_5_atomic_69_0_2_6", atomic_req_img, 69, {}, 0, 1, true, T(0, 2, 6) },
-	{ "ext_hdr_5_atomic_payload_0_2_6", atomic_req_img, 71, {}, 0, 1, true,
+	{ "commit_val_1_req_mo_2p24_1_2_4", commit_req_img, 0, P1(14, 1), 1, F_ALL,
+	  T(1, 2, 4) },
+	{ "commit_val_1_resp_mo8_1_2_4", commit_resp_img, 0, P1(O_MO, 8), 1, F_ALL,
+	  T(1, 2, 4) },
+	/* COMMIT-HDR-5/6: at least the 20-octet Request, exactly the 8-octet Response. */
+	{ "commit_hdr_5_req_37_0_2_6", commit_req_img, 37, {}, 0, 1, F_ALL, T(0, 2, 6) },
+	{ "commit_hdr_5_req_22_0_2_6", commit_req_img, 22, {}, 0, 1, F_ALL, T(0, 2, 6) },
+	{ "commit_hdr_5_req_18_0_2_6", commit_req_img, 18, {}, 0, 1, F_ALL, T(0, 2, 6) },
+	{ "commit_hdr_5_req_17_1_0_0", commit_req_img, 17, {}, 0, 1, F_ALL, T(1, 0, 0) },
+	{ "commit_hdr_6_resp_25_0_2_6", commit_resp_img, 25, {}, 0, 1, F_ALL,
 	  T(0, 2, 6) },
-	{ "ext_hdr_5_resp_29_0_2_6", atomic_resp_img, 29, {}, 0, 1, true, T(0, 2, 6) },
-	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, true, T(0, 2, 6) },
+	{ "commit_hdr_6_resp_18_0_2_6", commit_resp_img, 18, {}, 0, 1, F_ALL,
+	  T(0, 2, 6) },
+	{ "commit_hdr_6_resp_27_0_2_6", commit_resp_img, 27, {}, 0, 1, F_ALL,
+	  T(0, 2, 6) },
+	{ "commit_hdr_6_resp_46_0_2_6", commit_resp_img, 46, {}, 0, 1, F_ALL,
+	  T(0, 2, 6) },
+	/* EXT-HDR-4: T bit, QN, single segment. */
+	{ "ext_hdr_4_atomic_tagged_0_2_6", atomic_req_img, 0, P1(O_DDP, 0xc1), 1, F_EXT,
+	  T(0, 2, 6) },
+	{ "ext_atomic_14_atomic_qn0_1_2_1", atomic_req_img, 0, P1(O_QN, 0), 1, F_EXT,
+	  T(1, 2, 1) },
+	{ "ext_atomic_20_resp_qn1_1_2_1", atomic_resp_img, 0, P1(O_QN, 1), 1, F_EXT,
+	  T(1, 2, 1) },
+	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, F_EXT, T(1, 2, 1) },
+	{ "v2_read_1_resp_qn0_1_2_1", read_v2_resp_img, 0, P1(O_QN, 0), 2, F_EXT,
+	  T(1, 2, 1) },
+	{ "ext_atomic_11_atomic_l0_0_2_6", atomic_req_img, 0, P1(O_DDP, 0x01), 1, F_EXT,
+	  T(0, 2, 6) },
+	{ "ext_atomic_11_atomic_mo8_1_2_4", atomic_req_img, 0, P1(O_MO, 8), 1, F_EXT,
+	  T(1, 2, 4) },
+	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, F_EXT, T(0, 2, 6) },
+	/* The header is exactly as long as the opcode says. */
+	{ "ext_hdr_5_atomic_69_0_2_6", atomic_req_img, 69, {}, 0, 1, F_EXT, T(0, 2, 6) },
+	{ "ext_hdr_5_atomic_payload_0_2_6", atomic_req_img, 71, {}, 0, 1, F_EXT,
+	  T(0, 2, 6) },
+	{ "ext_hdr_5_resp_29_0_2_6", atomic_resp_img, 29, {}, 0, 1, F_EXT, T(0, 2, 6) },
+	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, F_EXT, T(0, 2, 6) },
 	/* EXT-IMM-12, V2-IMM-8, DEC-9: 8 octets of immediate, exactly. */
-	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, true, T(0, 2, 0xff) },
-	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, true, T(0, 2, 0xff) },
-	{ "dec_9_send_imm_tail_7_0_2_ff", send_imm2_img, 25, {}, 0, 2, true,
+	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, F_EXT, T(0, 2, 0xff) },
+	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, F_EXT, T(0, 2, 0xff) },
+	{ "dec_9_send_imm_tail_7_0_2_ff", send_imm2_img, 25, {}, 0, 2, F_EXT,
 	  T(0, 2, 0xff) },
-	{ "dec_9_send_imm_tail_9_0_2_ff", send_imm2_img, 27, {}, 0, 2, true,
+	{ "dec_9_send_imm_tail_9_0_2_ff", send_imm2_img, 27, {}, 0, 2, F_EXT,
 	  T(0, 2, 0xff) },
-	{ "v2_imm_8_send_imm_tail_empty_0_2_ff", send_imm2_img, 18, {}, 0, 2, true,
+	{ "v2_imm_8_send_imm_tail_empty_0_2_ff", send_imm2_img, 18, {}, 0, 2, F_EXT,
 	  T(0, 2, 0xff) },
 };
 
@@ -719,7 +1076,7 @@ static void ext_decode_rejects_table(struct kunit *test)
 		len = t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv, t->ext, &info,
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv, t->feat, &info,
 					      &term), -EPROTO);
 	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
 	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
@@ -741,7 +1098,7 @@ static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
 		size_t len = base_ulpdu(b, buf, sizeof(buf));
 
 		buf[O_RDMAP] = (buf[O_RDMAP] & 0x3f) | 0x80;
-		KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, len, 2, false, &info,
+		KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, len, 2, 0, &info,
 						      &term), 0);
 	}
 }
@@ -750,7 +1107,8 @@ static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
  * The header length RX gathers before decoding (siw2_ddp_hdr_len()) is the
  * one the decoder then finds, for every opcode and L bit: an Atomic
  * Request (70) is the longest; a Send with Immediate Data's last segment
- * counts its 8 octets (DEC-6).
+ * counts its 8 octets (DEC-6); a Commit Request its 20 octets only, on
+ * either RV (AMB-14: what follows is payload).
  */
 static void hdr_len_per_opcode(struct kunit *test)
 {
@@ -766,6 +1124,9 @@ static void hdr_len_per_opcode(struct kunit *test)
 		{ 0x4140 | SIW2_OP_IMM, 18 + 8 },
 		{ 0x4140 | SIW2_OP_ATOMIC_REQ, 18 + 52 },
 		{ 0x4140 | SIW2_OP_ATOMIC_RESP, 18 + 12 },
+		{ 0x4140 | SIW2_OP_COMMIT_REQ, 18 + 20 },
+		{ 0x4180 | SIW2_OP_COMMIT_REQ, 18 + 20 },
+		{ 0x4140 | SIW2_OP_COMMIT_RESP, 18 + 8 },
 		{ 0x4180 | SIW2_OP_READ_V2_REQ, 18 + 16 },
 		{ 0x4180 | SIW2_OP_READ_V2_RESP, 18 },
 		{ 0x0180 | SIW2_OP_SEND_IMM, 18 },
@@ -785,10 +1146,10 @@ static void hdr_len_per_opcode(struct kunit *test)
 /*
  * What the transmit engine derives from the opcode table: tagged or not
  * and the queue number of every opcode it sends (RFC 5040 4.1/5.1;
- * EXT-IMM-9, EXT-ATOMIC-14, EXT-ATOMIC-20, V2-READ-1, V2-HDR-5), and the
- * eight Send opcodes by Invalidate, Solicited Event and Immediate Data
- * (RFC 5040 4.3, V2-HDR-4). Expected values written out, not taken from
- * the table.
+ * EXT-IMM-9, EXT-ATOMIC-14, EXT-ATOMIC-20, V2-READ-1, V2-HDR-5,
+ * COMMIT-HDR-3, COMMIT-HDR-4), and the eight Send opcodes by Invalidate,
+ * Solicited Event and Immediate Data (RFC 5040 4.3, V2-HDR-4). Expected
+ * values written out, not taken from the table.
  */
 static void tx_op_queue_and_send_ops(struct kunit *test)
 {
@@ -807,6 +1168,8 @@ static void tx_op_queue_and_send_ops(struct kunit *test)
 		{ SIW2_OP_IMM_SE, false, 0 },
 		{ SIW2_OP_ATOMIC_REQ, false, 1 },
 		{ SIW2_OP_ATOMIC_RESP, false, 3 },
+		{ SIW2_OP_COMMIT_REQ, false, 1 },
+		{ SIW2_OP_COMMIT_RESP, false, 3 },
 		{ SIW2_OP_READ_V2_REQ, false, 1 },
 		{ SIW2_OP_READ_V2_RESP, false, 3 },
 		{ SIW2_OP_SEND_IMM, false, 0 },
@@ -842,7 +1205,7 @@ static void siw_swapped_terminate_base_rdmap_8(struct kunit *test)
 	bool m, d, r, swapped;
 
 	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(siw_term_img + 2, siw_term_img[1], 1,
-					      false, &info, &term), 0);
+					      0, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_TERMINATE);
 	KUNIT_EXPECT_EQ(test, info.term_ctrl, 0x02040000);
 	KUNIT_ASSERT_EQ(test, siw2_ddp_term_parse(siw_term_img + 2 + info.hdr_len - 4,
@@ -964,6 +1327,12 @@ static struct kunit_case siw2_ddp_cases[] = {
 	KUNIT_CASE(imm_image_ext_imm_10),
 	KUNIT_CASE(send_imm_images_v2_imm_7),
 	KUNIT_CASE(read_v2_images_v2_read_4),
+	KUNIT_CASE(commit_req_image_commit_hdr_5),
+	KUNIT_CASE(commit_resp_image_commit_hdr_6),
+	KUNIT_CASE(commit_rv_and_feat_commit_hdr_1),
+	KUNIT_CASE(commit_zero_len_and_inval_dec_12),
+	KUNIT_CASE(commit_req_tail_amb_14),
+	KUNIT_CASE(conn_feat_dec_4),
 	KUNIT_CASE_PARAM(ext_decode_rejects_table, ext_gen_params),
 	KUNIT_CASE(rfc5040_on_rv2_v2_hdr_1),
 	KUNIT_CASE(hdr_len_per_opcode),

@@ -35,6 +35,23 @@ As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
                 u64 whose FPDU CRC is inverted: 2/0/0x02 without headers,
                 and the guard as above: a request not Delivered is never
                 executed (EXT-ORD-2)
+  RDMA Commit (against "siw2_ext -s" or "siw2_commit -s", whose window
+  the MPA Reply names the same way; Commit negotiated unless said):
+  commit-ok     a Commit of 64 octets of the window: a Commit Response
+                (0xD, QN 3, MSN 1, the connection's RV, the Request
+                Identifier echoed, Status 0: COMMIT-HDR-4/6)
+  commit-zero   a Commit of 0 octets naming STag 0: Status 0 (DEC-12)
+  commit-tail   a Commit Request with 8 octets after its one region:
+                Status 2, no Terminate (AMB-14, COMMIT-VAL-2)
+  commit-no-caps
+                a Commit Request without the Commit bit: 0/2/0x06
+                (COMMIT-DISC-2)
+  commit-bad-stag
+                a Commit naming an STag that does not exist: 0/1/0x00
+                (COMMIT-ACC-1, DEC-10)
+  commit-bounds a Commit past the window's end: 0/1/0x01
+  commit-resp-no-req
+                a Commit Response with nothing outstanding: 1/2/0x02
 As MPA Responder, for a siw2_counter client (--responder; it posts one
 FetchAdd, or one Read with -r, and the peer answers it):
   resp-ok       a correct Atomic Response: the client's FetchAdd completes
@@ -86,6 +103,23 @@ INITIATOR = {
     "resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),      # EXT-ATOMIC-23
     "atomic-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),  # EXT-ATOMIC-3
     "atomic-bad-crc": (CAP_V2 | CAP_COMMIT, (2, 0, 0x02)),   # EXT-ORD-2
+    "commit-ok": (CAP_V2 | CAP_COMMIT, None),                 # COMMIT-HDR-4 COMMIT-HDR-6
+    "commit-zero": (CAP_V2 | CAP_COMMIT, None),               # DEC-12
+    "commit-tail": (CAP_V2 | CAP_COMMIT, None),               # AMB-14 COMMIT-VAL-2
+    "commit-no-caps": (CAP_V2, (0, 2, 0x06)),                 # COMMIT-DISC-2 COMMIT-ERR-2
+    "commit-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),   # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
+    "commit-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),     # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
+    "commit-resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),  # DEC-8 COMMIT-ERR-2
+}
+# commit scenario: (length, STag (0: the window's, None: 0, "bad": none),
+# TO offset, extra octets, Status)
+COMMIT = {
+    "commit-ok": (64, 0, 0, b"", 0),
+    "commit-zero": (0, None, 0, b"", 0),
+    "commit-tail": (64, 0, 0, bytes(8), 2),
+    "commit-no-caps": (64, 0, 0, b"", None),
+    "commit-bad-stag": (64, "bad", 0, b"", None),
+    "commit-bounds": (64, 0, 1 << 30, b"", None),
 }
 GUARD_OFF = 64          # siw2_ext_proto.h SIW2_EXT_GUARD_OFF
 RESPONDER = {
@@ -121,6 +155,16 @@ def atomic_req(rv, msn, aop, req_id, stag, to, add):
 
 def atomic_resp(rv, msn, req_id, value):
     return mp.ddp_untagged(0xB, 3, msn, 0, rv=rv) + struct.pack(">IQ", req_id, value)
+
+
+def commit_req(rv, msn, req_id, stag, length, to, extra=b""):
+    """Commit Request ULPDU (DIGEST 2.4.2): one region, then @extra."""
+    return (mp.ddp_untagged(0xC, 1, msn, 0, rv=rv) +
+            struct.pack(">IIIQ", req_id, stag, length, to) + extra)
+
+
+def commit_resp(rv, msn, req_id, status):
+    return mp.ddp_untagged(0xD, 3, msn, 0, rv=rv) + struct.pack(">II", req_id, status)
 
 
 def next_fpdu(conn, deadline):
@@ -217,6 +261,13 @@ def run(name, host, port):
         u = atomic_req(rv, 1, 0, 1, rkey, addr + GUARD_OFF + 4, 1)
     elif name == "atomic-bad-crc":
         u = atomic_req(rv, 1, 0, 1, rkey, addr + GUARD_OFF, 1)
+    elif name in COMMIT:
+        length, soff, toff, extra, _ = COMMIT[name]
+        # "bad": an STag index beyond any siw2 MR (max_mr 65536).
+        stag = {None: 0, "bad": 0xFFFFFF00 | (rkey & 0xFF)}.get(soff, rkey)
+        u = commit_req(rv, 1, 0x77, stag, length, addr + toff, extra)
+    elif name == "commit-resp-no-req":
+        u = commit_resp(rv, 1, 1, 0)
     else:  # resp-no-req
         u = atomic_resp(rv, 1, 1, 0)
     if name.startswith("atomic-") and name != "atomic-ok":
@@ -225,6 +276,18 @@ def run(name, host, port):
             tuple(win_u64(GUARD_OFF + 8 * i) for i in range(3)))
     f = mp.build_fpdu(u, crc=crc)
     conn.send(mp.corrupt_crc(f) if crc else f, name)
+    if want is None and name in COMMIT:
+        d = next_fpdu(conn, deadline)
+        # COMMIT-HDR-4: untagged on QN 3, the first response, the stream's RV.
+        if d is None or d["op"] != 0xD or d["qn"] != 3 or d["msn"] != 1 or \
+                d["rv"] != rv or len(d["ulpdu"]) != 26:
+            result(name, False, "no Commit Response: %s" % (d and d["text"]))
+        req_id, status = struct.unpack(">II", d["ulpdu"][18:26])
+        want_st = COMMIT[name][4]
+        # COMMIT-HDR-6: the identifier echoed, and the Status.
+        ok = req_id == 0x77 and status == want_st
+        result(name, ok, "resp req_id=0x%x status=%d (want 0x77, %d)" %
+               (req_id, status, want_st))
     if want is None:
         d = next_fpdu(conn, deadline)
         # EXT-ATOMIC-17/19: answered, untagged on QN 3 (tagged: no "qn", fails)

@@ -39,6 +39,18 @@
 #                            srqs, qps; return 1 if unavailable
 #   siw2_assert_zero_counts  fail unless every global count is 0
 #   in_ns NS CMD...          run CMD in namespace NS ("-" = initial)
+#   pmem_devdax [ALIGN]      on a guest with an emulated NVDIMM (case header
+#                            "# pmem: 256M", see tests/vm/vm.sh): load libnvdimm,
+#                            nfit, nd_pmem, device_dax and dax_pmem, initialise the
+#                            NVDIMM's labels when they are blank, make one
+#                            device-DAX namespace over the whole region with
+#                            ndctl (ALIGN: 4K by default, 2M or 1G), or reuse
+#                            the one a kept backing file holds, check that its
+#                            range lies in a "Persistent Memory" range of
+#                            /proc/iomem, and set PMEM_DAX (/dev/daxN.M),
+#                            PMEM_START (physical address, hex), PMEM_SIZE and
+#                            PMEM_ALIGN (bytes); fail with the reason if any
+#                            step cannot be done
 
 SIW2_DEBUGFS=/sys/kernel/debug/siw2
 
@@ -178,4 +190,87 @@ siw2_assert_zero_counts() {
 	[[ -r $file ]] || fail "no $file (siw2 loaded? debugfs mounted?)"
 	awk '$2 != 0 { bad = 1 } END { exit bad }' "$file" ||
 		fail "object counts not zero: $(tr '\n' ' ' <"$file")"
+}
+
+# The iomem range (e.g. "240000000-24fffffff : Persistent Memory") holding
+# [$1, $1 + $2): echo it, or return 1.  The driver's durability check is
+# region_intersects(..., IORES_DESC_PERSISTENT_MEMORY), and the resources
+# named "Persistent Memory" are the ones the NFIT driver inserts with that
+# descriptor.
+_pmem_iomem_range() {
+	local start=$(( $1 )) end=$(( $1 + $2 - 1 )) line range name lo hi
+	while IFS= read -r line; do
+		line=${line#"${line%%[![:space:]]*}"}
+		range=${line%% : *}
+		name=${line#* : }
+		[[ $name == "Persistent Memory" ]] || continue
+		lo=$(( 16#${range%-*} )); hi=$(( 16#${range#*-} ))
+		if (( lo <= start && end <= hi )); then
+			echo "$line"
+			return 0
+		fi
+	done </proc/iomem
+	return 1
+}
+
+pmem_devdax() {
+	local align=${1:-4K} m region nmem out dev sys
+	grep -qw 'siw2_pmem=[0-9]*M' /proc/cmdline ||
+		fail "pmem_devdax: this guest has no emulated NVDIMM (no siw2_pmem= on the kernel command line): give the case a '# pmem: 256M' header line (tests/vm/vm.sh)"
+	need ndctl
+	# No udev in the guest: nothing loads these on its own.  ndctl's
+	# package hooks "ndctl load-keys" (NVDIMM security keys, a TPM
+	# lookup) into "modprobe libnvdimm": the emulated DIMM has no
+	# security, so skip the hook.
+	for m in libnvdimm nfit nd_pmem device_dax dax_pmem; do
+		[[ -d /sys/module/$m ]] && continue
+		modprobe --ignore-install "$m" || fail "pmem_devdax: modprobe $m failed (Debian's 6.12 kernel has it under /lib/modules/$(uname -r)/kernel/drivers/{acpi/nfit,nvdimm,dax})"
+	done
+	# Regions are probed asynchronously after nfit binds the NFIT.
+	wait_until 30 eval 'compgen -G "/sys/bus/nd/devices/region*/driver" >/dev/null' ||
+		fail "pmem_devdax: no NVDIMM region appeared within 30 s of loading nfit (dmesg: $(dmesg | grep -iE 'nfit|nd_|nvdimm' | tail -n3 | tr '\n' ' '))"
+	region=$(compgen -G "/sys/bus/nd/devices/region*/driver" | head -n1)
+	region=${region%/driver}
+	region=${region##*/}
+	nmem=
+	[[ -r /sys/bus/nd/devices/$region/mapping0 ]] &&
+		read -r nmem <"/sys/bus/nd/devices/$region/mapping0"
+	nmem=${nmem%%,*}
+	[[ $nmem == nmem* ]] || fail "pmem_devdax: $region has no NVDIMM mapping (not an NFIT pmem region?)"
+
+	out=$(ndctl list -N -X -m devdax -r "$region" 2>&1)
+	if [[ $out == *'"chardev":"dax'* ]]; then
+		log "pmem: reusing the devdax namespace on $region (kept backing file)"
+	else
+		# A blank label area leaves the region label-less (one raw
+		# namespace, no sizing); a valid index block makes it
+		# provisionable.  Labels can only be written while the region
+		# is disabled.
+		if ! ndctl check-labels "$nmem" >/dev/null 2>&1; then
+			ndctl disable-region "$region" >/dev/null 2>&1 ||
+				fail "pmem_devdax: ndctl disable-region $region failed"
+			out=$(ndctl init-labels "$nmem" 2>&1) ||
+				fail "pmem_devdax: ndctl init-labels $nmem failed: $out"
+			ndctl enable-region "$region" >/dev/null 2>&1 ||
+				fail "pmem_devdax: ndctl enable-region $region failed"
+		fi
+		out=$(ndctl create-namespace -r "$region" -m devdax -a "$align" 2>&1) ||
+			fail "pmem_devdax: ndctl create-namespace -r $region -m devdax -a $align failed: ${out//$'\n'/ }"
+	fi
+	[[ $out =~ \"chardev\":[[:space:]]*\"(dax[0-9]+\.[0-9]+)\" ]] ||
+		fail "pmem_devdax: no dax device in ndctl's answer: ${out//$'\n'/ }"
+	dev=${BASH_REMATCH[1]}
+	wait_until 10 test -c "/dev/$dev" ||
+		fail "pmem_devdax: /dev/$dev did not appear (its driver: $(readlink "/sys/bus/dax/devices/$dev/driver" || echo none))"
+	sys=/sys/bus/dax/devices/$dev
+	PMEM_DAX=/dev/$dev
+	{ read -r PMEM_START <"$sys/resource" && read -r PMEM_SIZE <"$sys/size" &&
+	  read -r PMEM_ALIGN <"$sys/align"; } 2>/dev/null ||
+		fail "pmem_devdax: cannot read $sys/{resource,size,align}"
+	[[ $PMEM_START =~ ^0x[0-9a-f]+$ && $PMEM_SIZE =~ ^[1-9][0-9]*$ ]] ||
+		fail "pmem_devdax: $sys: resource '$PMEM_START' size '$PMEM_SIZE'"
+	m=$(_pmem_iomem_range "$PMEM_START" "$PMEM_SIZE") ||
+		fail "pmem_devdax: $PMEM_DAX ($PMEM_START + $PMEM_SIZE) is in no \"Persistent Memory\" range of /proc/iomem: $(grep -i -e persistent -e dax /proc/iomem | tr '\n' ';')"
+	log "pmem: $PMEM_DAX at $PMEM_START, $PMEM_SIZE bytes, align $PMEM_ALIGN, in [$m]"
+	export PMEM_DAX PMEM_START PMEM_SIZE PMEM_ALIGN
 }

@@ -18,6 +18,10 @@
 # every kernel message of warning level and worse from boot through the
 # power-off (loglevel=5).
 #
+# A case whose header has "# pmem: SIZE" (e.g. 256M) boots with an emulated
+# NVDIMM of that size (tests/vm/vm.sh; lib.sh's pmem_devdax makes a
+# device-DAX namespace on it); SIW2_VM_PMEM=SIZE gives one to every case.
+#
 # -j runs up to N guests at once (default: number of CPUs); each guest
 # takes 2 vCPUs and SIW2_VM_MEM (2G) of memory.
 #

@@ -33,6 +33,19 @@
 # Environment: SIW2_VM_ACCEL (default tcg,thread=single; "kvm" where nested
 # KVM works), SIW2_VM_MEM (2G), SIW2_VM_SMP (2), SIW2_VM_APPEND (extra
 # kernel command line words), SIW2_VM_FAST (1; 0 = no boot-time trims).
+#
+# Emulated persistent memory (opt-in; without it the guest boots exactly as
+# before): a script whose header has the line "# pmem: 256M", or
+# SIW2_VM_PMEM=256M in the environment (which wins), gets one QEMU NVDIMM
+# of that size (MiB, multiple of 2, at least 16M) with a 128 KiB label
+# area, and "siw2_pmem=256M" on its kernel command line.  Its backing is a
+# host file RESDIR.pmem (sparse, outside the shared RESDIR) made fresh for
+# each boot and removed after it, so every guest starts with blank labels.
+# SIW2_VM_PMEM_FILE=PATH uses PATH instead and keeps it across boots (to
+# find there what an earlier guest made durable): created sparse when
+# missing, refused when its size does not match; one guest at a time (two
+# would share its memory: not with run.sh -j).  In the guest, lib.sh's
+# pmem_devdax makes a device-DAX namespace on it.
 
 SIW2_TOP=${SIW2_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SIW2_VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/siw2-vm
@@ -104,9 +117,58 @@ vm_modindex() {
 	echo "$dir"
 }
 
+# QEMU keeps an NVDIMM's label area at the end of its backing file, outside
+# the guest-visible range: the file is the persistent memory plus this.
+SIW2_VM_PMEM_LABEL_KIB=128
+
+# vm_pmem_size SCRIPT: echo the persistent memory size in MiB the guest of
+# SCRIPT gets (SIW2_VM_PMEM, else its "# pmem: SIZE" header), nothing when
+# none; return 1 on a malformed or unusable size.
+vm_pmem_size() {
+	local want n
+	want=${SIW2_VM_PMEM:-$(sed -n 's/^#[[:space:]]*pmem:[[:space:]]*\([0-9][0-9]*[MmGg]\{0,1\}\)\([[:space:]].*\)\{0,1\}$/\1/p' "$1" | head -n1)}
+	[[ -z $want ]] && return 0
+	n=$(vm_mem_mib "$want") || n=x
+	# Linux maps ZONE_DEVICE memory in 2 MiB subsections; a devdax
+	# namespace also spends some of it on its info block and memmap.
+	if ! [[ $n =~ ^[0-9]+$ ]] || (( n < 16 || n % 2 )); then
+		echo "vm: pmem size '$want': give an even number of MiB (at least 16M), like 256M or 1G" >&2
+		return 1
+	fi
+	echo "$n"
+}
+
+# vm_mem_mib SIZE: QEMU's -m SIZE (default unit MiB) in MiB.
+vm_mem_mib() {
+	local v=$1
+	case $v in
+	*[Gg]) v=${v%?}; [[ $v =~ ^[0-9]+$ ]] && echo $(( v * 1024 )) ;;
+	*[Mm]) v=${v%?}; [[ $v =~ ^[0-9]+$ ]] && echo "$v" ;;
+	*) [[ $v =~ ^[0-9]+$ ]] && echo "$v" ;;
+	esac
+}
+
+# vm_pmem_file RESDIR MIB: echo the NVDIMM's backing file, made (sparse)
+# when missing; return 1 when a kept file has another size.
+vm_pmem_file() {
+	local f=${SIW2_VM_PMEM_FILE:-${1%/}.pmem}
+	local bytes=$(( ($2 * 1024 + SIW2_VM_PMEM_LABEL_KIB) * 1024 )) have
+	[[ -n ${SIW2_VM_PMEM_FILE:-} ]] || rm -f "$f"
+	if [[ -e $f ]]; then
+		have=$(stat -c %s "$f") || return 1
+		if [[ $have != "$bytes" ]]; then
+			echo "vm: $f holds $have bytes, the ${2}M NVDIMM needs $bytes: remove it or fix SIW2_VM_PMEM" >&2
+			return 1
+		fi
+	else
+		mkdir -p "$(dirname "$f")" && truncate -s "$bytes" "$f" || return 1
+	fi
+	echo "$f"
+}
+
 vm_boot() {
 	local resdir=$1 tmo=$2 console=$3 mode=$4 script=$5
-	local kver img initrd rc
+	local kver img initrd rc pmem pmemfile=
 	read -r kver img < <(vm_kernel) || return 1
 	[[ -n $kver ]] || return 1
 	initrd=$(vm_initramfs "$kver") || return 1
@@ -148,11 +210,32 @@ vm_boot() {
 	# live-patches its text (an "Oops: int3" in early boot, ~1 boot in 8).
 	# On a 2-core host both modes run the suite equally fast.
 	local accel=${SIW2_VM_ACCEL:-tcg,thread=single}
-	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu max
-		-smp "${SIW2_VM_SMP:-2}" -m "${SIW2_VM_MEM:-2G}"
+	local mem=${SIW2_VM_MEM:-2G} machine=() nvdimm=() pmemarg=
+	pmem=$(vm_pmem_size "$script") || return 1
+	if [[ -n $pmem ]]; then
+		local memmib
+		memmib=$(vm_mem_mib "$mem") ||
+			{ echo "vm: SIW2_VM_MEM '$mem': give MiB or a size ending in M or G" >&2; return 1; }
+		pmemfile=$(vm_pmem_file "$resdir" "$pmem") || return 1
+		# An NVDIMM is a memory device: it needs a hotplug slot and
+		# room above the boot RAM (maxmem).  share=on: the guest's
+		# stores reach the file; pmem=off: the file is not real pmem,
+		# so QEMU does not try to persist it with pmem instructions.
+		# nvdimm-persistence=mem-ctrl: the NFIT declares the ADR domain
+		# of most real NVDIMM platforms (stores are durable once
+		# written back from the CPU caches: Linux shows the region's
+		# persistence_domain as "memory_controller", not "unknown").
+		machine=(-machine "pc,nvdimm=on,nvdimm-persistence=mem-ctrl")
+		mem="$mem,slots=1,maxmem=$((memmib + pmem))M"
+		nvdimm=(-object "memory-backend-file,id=siw2pmem,share=on,mem-path=$pmemfile,size=$((pmem * 1024 + SIW2_VM_PMEM_LABEL_KIB))K,pmem=off"
+			-device "nvdimm,id=siw2nvdimm0,memdev=siw2pmem,label-size=${SIW2_VM_PMEM_LABEL_KIB}K")
+		pmemarg=" siw2_pmem=${pmem}M"
+	fi
+	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu max "${machine[@]}"
+		-smp "${SIW2_VM_SMP:-2}" -m "$mem" "${nvdimm[@]}"
 		-nographic -no-reboot -nic none
 		-kernel "$img" -initrd "$initrd"
-		-append "console=ttyS0 tsc=reliable panic=-1 $klevel $fast siw2_top=$SIW2_TOP ${SIW2_VM_APPEND:-}"
+		-append "console=ttyS0 tsc=reliable panic=-1 $klevel $fast siw2_top=$SIW2_TOP${pmemarg} ${SIW2_VM_APPEND:-}"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$SIW2_TOP,mount_tag=siw2top,security_model=none,readonly=on"
 		-virtfs "local,path=$resdir,mount_tag=siw2res,security_model=none")
@@ -169,5 +252,7 @@ vm_boot() {
 		rc=$?
 	fi
 	[[ $rc -eq 137 ]] && rc=124	# killed after the grace period: still a timeout
+	# A fresh backing file lives for one boot; a named one is kept.
+	[[ -n $pmemfile && -z ${SIW2_VM_PMEM_FILE:-} ]] && rm -f "$pmemfile"
 	return "$rc"
 }

@@ -100,6 +100,8 @@ enum {
 	SIW2_CONN_F_RV2 = 1 << 1,
 	/* RDMA Reads go as Read V2: any number of sink SGEs (DEC-15) */
 	SIW2_CONN_F_READ_V2 = 1 << 2,
+	/* RDMA Commit (DEC-4 bit 0x2 on both sides) */
+	SIW2_CONN_F_COMMIT = 1 << 3,
 };
 
 /* siw2_ring_ctl.notify (ibv_req_notify_cq) */
@@ -168,6 +170,7 @@ struct siw2_sq_wqe {
 			__aligned_u64 swap_mask;
 		} atomic;
 		__aligned_u64 imm;
+		__aligned_u64 commit_len;	/* FLUSH: octets, <= U32_MAX */
 	};
 	struct siw2_ring_sge sge[];
 };

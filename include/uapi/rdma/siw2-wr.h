@@ -33,6 +33,7 @@ enum {
 	SIW2_SQ_OP_RDMA_READ_WITH_INV = 11,
 	SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP = 12,
 	SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD = 13,
+	SIW2_SQ_OP_FLUSH = 14,		/* RDMA Commit (IB_UVERBS_WR_FLUSH) */
 	SIW2_SQ_OP_ATOMIC_WRITE = 15,
 	SIW2_SQ_OP_NUM = 16,	/* below: the IB_UVERBS_WR_* numbers */
 };
@@ -51,6 +52,7 @@ enum {
 	SIW2_WRF_INV = 1 << 9,		/* names an STag to invalidate */
 	SIW2_WRF_LOCAL = 1 << 10,	/* no message: done by the local side */
 	SIW2_WRF_ORQ = 1 << 11,		/* holds an ORD slot until answered */
+	SIW2_WRF_COMMIT = 1 << 12,	/* RDMA Commit: the peer takes it (DEC-4) */
 	SIW2_WRF_NO_RING = 1 << 13,	/* never in a send queue ring */
 	SIW2_WRF_DV = 1 << 14,		/* user space: through siw2dv only */
 };
@@ -98,6 +100,13 @@ static inline __u32 siw2_wr_rules(__u32 op)
 							 SIW2_WRF_DV,
 		[SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD] = SIW2_WRF_ATOMIC_OP |
 							   SIW2_WRF_DV,
+		/*
+		 * A range (raddr, rkey, commit_len) made durable by the peer;
+		 * no local buffer. rdma-core 44 has no flush verb: siw2dv.
+		 */
+		[SIW2_SQ_OP_FLUSH] = SIW2_WRF_OK | SIW2_WRF_COMMIT |
+				     SIW2_WRF_REMOTE | SIW2_WRF_ORQ |
+				     SIW2_WRF_DV,
 		[SIW2_SQ_OP_ATOMIC_WRITE] = SIW2_WRF_OK | SIW2_WRF_EXT |
 					    SIW2_WRF_INLINE | SIW2_WRF_WORD |
 					    SIW2_WRF_REMOTE | SIW2_WRF_ORQ,

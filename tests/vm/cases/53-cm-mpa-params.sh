@@ -33,7 +33,7 @@ defaults() {
 	param mpa_crc 0
 	param peer_to_peer 0
 	param rtr_forms 6
-	param mpa_caps 4
+	param mpa_caps 6
 }
 
 # connect NAME: one ucmatose connection, server in pa, client in pb; the
@@ -75,9 +75,8 @@ wait_port_active s2b || fail "s2b not ACTIVE"
 
 defaults
 connect s2-default
-# The default advertises RDMAP v2 only: no Commit before it exists (issue 16).
-expect s2-default active 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x4'
-expect s2-default passive 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x4'
+expect s2-default active 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x6'
+expect s2-default passive 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x6'
 
 param mpa_rev 1
 connect s2-rev1
@@ -91,10 +90,10 @@ expect s2-rev1-crc active 'rev 1 crc 1 '
 expect s2-rev1-crc passive 'rev 1 crc 1 '
 
 param mpa_rev 2
-param mpa_caps 6
-connect s2-crc-caps6
-expect s2-crc-caps6 active 'rev 2 crc 1 p2p 0 rtr 0x0 .* caps 0x6'
-expect s2-crc-caps6 passive 'rev 2 crc 1 p2p 0 rtr 0x0 .* caps 0x6'
+param mpa_caps 4
+connect s2-crc-caps4
+expect s2-crc-caps4 active 'rev 2 crc 1 p2p 0 rtr 0x0 .* caps 0x4'
+expect s2-crc-caps4 passive 'rev 2 crc 1 p2p 0 rtr 0x0 .* caps 0x4'
 
 defaults
 param peer_to_peer 1

@@ -41,7 +41,7 @@
 #    Terminate 0/2/6, a bad CRC Terminate 2/0/2.
 # B. siw2 as Initiator: "siw2_cmtest" in pb connects to mpa_peer.py's
 #    fake Responder bound to 198.18.4.1 in pa.
-#  - the Request: Rev 2, S=1, caps 0x4, IRD/ORD 1/1 (Rev 1 with mpa_rev=1,
+#  - the Request: Rev 2, S=1, caps 0x6, IRD/ORD 1/1 (Rev 1 with mpa_rev=1,
 #    C with mpa_crc=1, A + C/D with peer_to_peer=1);
 #  - wrong key or Rev 3 in the Reply: Terminate 2/0/4 (CRC per the C sent),
 #    CONNECT_ERROR -71; S=0 to an S=1 Request: 2/0/4 (MPA2-IOP-3);
@@ -324,9 +324,8 @@ crow crc-required 0 req --expect accept --hold 0.2
 has "reply rev=2 M=0 C=1 R=0 S=1"
 a_settle
 param mpa_crc 0
-# The default mpa_caps is 0x4: Commit (0x2) is not granted (issue 16).
 crow crc-caps-6 0 req --crc --caps 0x6 --expect accept --hold 0.2
-has "reply rev=2 M=0 C=1 R=0 S=1 caps=0x5 p2p=0 rtr=none ird=16 ord=4 pd_len=12"
+has "reply rev=2 M=0 C=1 R=0 S=1 caps=0x7 p2p=0 rtr=none ird=16 ord=4 pd_len=12"
 a_settle
 # 0x8 is no siw2 capability (Linux siw's private GSO bit): not granted.
 crow caps-c 0 req --caps 0xc --expect accept --hold 0.2
@@ -336,11 +335,11 @@ param mpa_caps 2
 crow caps-local-2 0 req --caps 0x6 --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x3 p2p=0"
 a_settle
-param mpa_caps 6
-crow caps-local-6 0 req --caps 0x6 --expect accept --hold 0.2
-has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x7 p2p=0"
-a_settle
 param mpa_caps 4
+crow caps-local-4 0 req --caps 0x6 --expect accept --hold 0.2
+has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x5 p2p=0"
+a_settle
+param mpa_caps 6
 # MPA2-IRD-2: the Responder's IRD at least the Initiator's ORD (raised to 11; 4 >= 1).
 crow rd-9-11 0 req --ird 9 --ord 11 --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=1 caps=0x0 p2p=0 rtr=none ird=11 ord=4 pd_len=12"

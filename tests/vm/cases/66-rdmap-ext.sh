@@ -41,7 +41,10 @@
 #     against siw2_ext's server: Write with Immediate, Immediate Data
 #     alone, Send with Immediate, every atomic incl. the masked ones and
 #     Atomic Write, a Read into 3 SGEs, from kernel verbs, on RV 2 (with
-#     read_v2=1) and on RV 1.
+#     read_v2=1) and on RV 1; IB_WR_FLUSH refused by ib_post_send(), and
+#     an RDMA Commit through siw2_post_commit(): refused with -EOPNOTSUPP
+#     on the RV 2 connection, made with mpa_caps=4 (no Commit), completed
+#     as IB_WC_FLUSH on the RV 1 one (mpa_caps=2: Commit negotiated).
 #  e  tests/progs/ext_peer.py: a hostile peer that negotiates the
 #     extensions and sends malformed ones: each draws the Terminate of
 #     DIGEST.md (EXT-ERR-*, DEC-8, DEC-9, DEC-10) with the offending header
@@ -276,7 +279,7 @@ else
 fi
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
-echo 4 >"$P/mpa_caps"
+echo 6 >"$P/mpa_caps"
 
 # ---------------------------------------------------------------- d
 # The kernel verbs: tests/kmod/siw2_kext.ko in the initial namespace (k0,
@@ -323,11 +326,13 @@ kext() {
 	log "$name: $(grep -c ' ok - ' "$R/$name.k") checks: $(sed -n 's/.* ok - \([a-z0-9-]*\).*/\1/p' "$R/$name.k" | tr '\n' ' ')"
 }
 echo 1 >"$P/read_v2"
-kext kext-rv2 7790 rv2=1 read_v2=1
+# RDMAP v2 without Commit (mpa_caps=4): the kernel's Commit post fails.
+echo 4 >"$P/mpa_caps"
+kext kext-rv2 7790 rv2=1 read_v2=1 commit=0
 echo 0 >"$P/read_v2"
 echo 2 >"$P/mpa_caps"
-kext kext-rv1 7791 rv2=0 read_v2=0
-echo 4 >"$P/mpa_caps"
+kext kext-rv1 7791 rv2=0 read_v2=0 commit=1
+echo 6 >"$P/mpa_caps"
 
 # ---------------------------------------------------------------- e
 # A hostile peer (tests/progs/ext_peer.py) against siw2 as Responder
@@ -336,9 +341,6 @@ echo 4 >"$P/mpa_caps"
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
 init_scen=(atomic-ok imm-len rv1-on-rv2 rv2-on-rv1 v2op-on-rv1 ext-no-caps aop-reserved resp-no-req
 	atomic-misaligned atomic-bad-crc)
-# The peer's RV 1 scenarios get RFC 7306 from the Commit bit alone, which
-# the Responder then must grant (not by default while Commit does not exist).
-echo 6 >"$P/mpa_caps" || fail "mpa_caps=6"
 ip netns exec pa timeout 200 "$EXT" -s -a "$SRV" -p 7780 -n ${#init_scen[@]} -t 30 >"$R/peer-target.s" 2>&1 &
 sp=$!
 pids+=("$sp")
@@ -349,7 +351,6 @@ for sc in "${init_scen[@]}"; do
 	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out")"
 done
 wait "$sp" || { bad "peer-target: server rc $?"; show peer-target.s; }
-echo 4 >"$P/mpa_caps"
 # The server prints "EXT WIN" at the end of each connection, in scenario
 # order: a refused or undelivered FetchAdd left the window as it was
 # (EXT-ATOMIC-3; EXT-ORD-2).
@@ -390,7 +391,7 @@ echo 0 >"$P/read_v2"
 # ---------------------------------------------------------------- f
 echo 0 >"$P/mpa_caps" || fail "mpa_caps=0"
 ext no-ext-siw2 7770 --no-ext
-echo 4 >"$P/mpa_caps"
+echo 6 >"$P/mpa_caps"
 # A Linux siw server (namespace pc) for a siw2 client (pd).
 siw_peer_load
 cm_ns_pair pc pd 67

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * siw2: calls for kernel consumers beyond the RDMA core's verbs.
+ *
+ * RDMA Commit (draft-talpey-rdma-commit, DEC-12/13): the core's
+ * IB_WR_FLUSH has no work request structure that carries a range length,
+ * so a kernel consumer posts a Commit with siw2_post_commit(). It is
+ * exported by siw2.ko (build against its Module.symvers).
+ */
+#ifndef SIW2_KAPI_H
+#define SIW2_KAPI_H
+
+#include <linux/types.h>
+
+struct ib_qp;
+
+/* Commit Response Status values (DEC-13), in a failed Commit's vendor_err. */
+enum {
+	SIW2_COMMIT_STATUS_OK = 0,
+	SIW2_COMMIT_STATUS_MEDIA = 1,	/* durability failed; data in buffer */
+	SIW2_COMMIT_STATUS_LIMIT = 2,	/* exceeds implementation limits */
+	SIW2_COMMIT_STATUS_RETRY = 3,	/* transient: may be retried */
+};
+
+int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
+		     u32 len, int send_flags);
+
+#endif /* SIW2_KAPI_H */

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# RDMA Commit (draft-talpey-rdma-commit, issue 16) between two siw2
+# devices in namespaces pa (server, 198.18.68.1) and pb (client), with
+# tests/progs/siw2_commit:
+#  a  mpa_caps=6 on both sides (Commit negotiated, DEC-4), the server's
+#     windows ordinary memory: a durable registration of it is refused
+#     with EMEDIUMTYPE (COMMIT-ACC-1); a Write and a Commit of it posted
+#     together complete in that order, the Commit with success
+#     (COMMIT-ORD-1); Commits of odd ranges, of a page boundary and of
+#     length 0 succeed (DEC-12); every byte reads back. The trace event
+#     siw2_dp_commit shows each Commit answered with Status 0 and no
+#     cache line written back (a range that is not durable only becomes
+#     visible, COMMIT-DUR-4, DEC-14). A Commit past the window's end and
+#     one with a wrong STag each end their connection with the Terminate
+#     DEC-10 names (0/1/0x01, 0/1/0x00), seen in siw2_dp_term.
+#  p  the server's pm window on persistent memory: a device-DAX namespace
+#     of the guest's emulated NVDIMM (pmem_devdax), registered durable. The
+#     same client steps; siw2_dp_commit shows each Commit of it writing
+#     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
+#     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0) and the
+#     ram window none (COMMIT-DUR-1, DEC-14).
+#  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
+#     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
+#     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
+#     DEC-12), one with octets after its region (Status 2 and the stream
+#     goes on, AMB-14), and the Terminates for a Commit without the bit
+#     (0/2/0x06, COMMIT-DISC-2), an unknown STag (0/1/0x00), a range past
+#     the window (0/1/0x01) and an unsolicited Commit Response (1/2/0x02),
+#     each echoing the offending DDP header.
+#  b  mpa_caps=4 (Commit not negotiated): the Commit fails at
+#     post time with EOPNOTSUPP, nothing is sent (no siw2_dp_commit event),
+#     and the QP works on (COMMIT-DISC-1, DEC-4).
+#  c  a Linux siw server: the same as b.
+# timeout: 400
+# pmem: 64M
+source "$SIW2_TOP/tests/vm/lib.sh"
+source "$SIW2_TOP/tests/vm/lib-peer.sh"
+source "$SIW2_TOP/tests/vm/lib-cm.sh"
+
+need rdma ip
+R=$SIW2_RESULTS
+SRV=198.18.68.1
+CM=$SIW2_PROGS/siw2_commit
+[[ -x $CM ]] || fail "$CM not built (make progs)"
+P=/sys/module/siw2/parameters
+T=/sys/kernel/tracing
+
+bad=()
+bad() { bad+=("$*"); log "FAILED: $*"; }
+show() {
+	local f
+	for f in "$@"; do
+		[[ -s $R/$f ]] && tail -n 15 "$R/$f" | sed "s|^|  $f: |"
+	done
+	return 0
+}
+pids=()
+kill_all() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	pids=()
+}
+
+siw2_load
+for e in siw2_dp_commit siw2_dp_term; do
+	echo 1 >"$T/events/siw2/$e/enable" || fail "enable $e"
+done
+trap 'cp "$T/trace" "$R/trace.txt"; kill_all' EXIT
+cm_ns_pair pa pb 68
+siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
+siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
+wait_port_active s2a || fail "s2a port not ACTIVE"
+wait_port_active s2b || fail "s2b port not ACTIVE"
+
+# commit_run NAME SRVNS SRVADDR PORT CLINS CONNS [-- CLIENT-ARGS...]...:
+# a server for CONNS connections (with the arguments in the array SARGS),
+# then one client per "--" and the arguments after it; every program must
+# exit 0.
+SARGS=()
+commit_run() {
+	local name=$1 sns=$2 addr=$3 port=$4 cns=$5 conns=$6 sp rc src i=0
+	local -a args=()
+	shift 6
+	ip netns exec "$sns" timeout 200 "$CM" -s -a "$addr" -p "$port" -n "$conns" \
+		-t 60 "${SARGS[@]}" >"$R/$name.s" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	if ! wait_until 20 grep -q '^LISTENING' "$R/$name.s"; then
+		bad "$name: server not listening"
+		show "$name.s"
+		return 1
+	fi
+	while (( $# )); do
+		shift	# the "--"
+		args=()
+		while (( $# )) && [[ $1 != -- ]]; do args+=("$1"); shift; done
+		ip netns exec "$cns" timeout 60 "$CM" -a "$addr" -p "$port" -t 30 "${args[@]}" \
+			>"$R/$name.c$i" 2>&1
+		rc=$?
+		(( rc == 0 )) || { bad "$name: client ${args[*]} rc $rc"; show "$name.c$i"; }
+		log "$name client ${args[*]:-(plain)}: $(sed -n 's/^COMMIT PASS //p' "$R/$name.c$i" | tr '\n' ' ')"
+		i=$((i + 1))
+	done
+	wait "$sp"
+	src=$?
+	(( src == 0 )) || { bad "$name: server rc $src"; show "$name.s"; }
+}
+
+# trace_take EVENT FILE: the trace lines of EVENT so far to FILE, then
+# the trace is cleared.
+trace_take() {
+	grep -h "$1" "$T/trace" >"$R/$2" 2>/dev/null
+	echo >"$T/trace"
+}
+
+# ---------------------------------------------------------------- a
+echo 6 >"$P/mpa_caps" || fail "mpa_caps=6"
+echo >"$T/trace"
+commit_run ram pa "$SRV" 7801 pb 3 -- -- --bad-bounds -- --bad-stag
+grep -q '^COMMIT OK side=client steps=4$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12)"
+grep -q '^COMMIT PASS ram-not-durable$' "$R/ram.s" || bad "ram: ordinary memory registered durable (COMMIT-ACC-1)"
+n=$(grep -c '^COMMIT WIN conn=[0-9] pm=ok ram=ok$' "$R/ram.s")
+(( n == 3 )) || bad "ram: server windows ok in $n of 3 connections"
+grep -q '^COMMIT BAD ' "$R/ram.c1" || bad "ram: Commit past the end completed (COMMIT-ACC-1, DEC-10)"
+grep -q '^COMMIT BAD ' "$R/ram.c2" || bad "ram: Commit with a wrong STag completed (COMMIT-ACC-1, DEC-10)"
+cp "$T/trace" "$R/trace-a.txt"
+trace_take siw2_dp_commit ram-commit.trace
+# Each connection answers write-commit, 3 ranges and ram: 15 Commits,
+# none out of bounds; all Status 0, no line written back (COMMIT-DUR-4).
+n=$(grep -c 'status 0$' "$R/ram-commit.trace")
+(( n == 15 )) || bad "ram: $n Commits answered with Status 0, want 15"
+if grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | grep -q .; then
+	bad "ram: a Commit of ordinary memory wrote back cache lines or failed (COMMIT-DUR-4, DEC-14): $(grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | head -n 2)"
+fi
+# DEC-10, COMMIT-ACC-1: past the end 0/1/0x1, wrong STag 0/1/0x0, each
+# sent by the server's device and received by the client's.
+for c in 0x1 0x0; do
+	n=$(grep -c "send terminate layer 0 etype 1 code $c\$" "$R/trace-a.txt")
+	m=$(grep -c "rcvd terminate layer 0 etype 1 code $c\$" "$R/trace-a.txt")
+	(( n == 1 && m == 1 )) || bad "ram: Terminate 0/1/$c sent $n, received $m times, want 1 and 1 (COMMIT-ACC-1, DEC-10)"
+done
+
+# ---------------------------------------------------------------- p
+pmem_devdax 4K
+log "pmem: $PMEM_DAX at $PMEM_START, $PMEM_SIZE octets, align $PMEM_ALIGN"
+echo >"$T/trace"
+SARGS=(--pmem "$PMEM_DAX")
+commit_run pm pa "$SRV" 7805 pb 1 --
+SARGS=()
+grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable (COMMIT-REG-1)"
+grep -q '^COMMIT OK side=client steps=4$' "$R/pm.c0" || bad "pm: client steps"
+grep -q '^COMMIT WIN conn=0 pm=ok ram=ok$' "$R/pm.s" || bad "pm: server windows"
+trace_take siw2_dp_commit pm-commit.trace
+# len -> cache lines written back: the range's lines exactly (DEC-14).
+declare -A want=([65536]=1024 [200]=4 [16]=2 [0]=0 [4096]=0)
+n=0
+while read -r len lines st; do
+	n=$((n + 1))
+	[[ ${want[$len]+set} && ${want[$len]} == "$lines" && $st == 0 ]] ||
+		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0 (COMMIT-DUR-1, COMMIT-DUR-5, DEC-14)"
+done < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
+(( n == 5 )) || bad "pm: $n Commits traced, want 5"
+
+# ---------------------------------------------------------------- h
+PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
+scen=(commit-ok commit-zero commit-tail commit-no-caps commit-bad-stag commit-bounds
+	commit-resp-no-req)
+ip netns exec pa timeout 200 "$CM" -s -a "$SRV" -p 7804 -n ${#scen[@]} -t 30 >"$R/peer.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+wait_until 20 grep -q '^LISTENING' "$R/peer.s" || bad "peer: server not listening"
+i=0
+for sc in "${scen[@]}"; do
+	ip netns exec pb timeout 30 "${PEER[@]}" run "$sc" "$SRV" 7804 >"$R/peer-$sc.out" 2>&1 ||
+		{ bad "peer $sc"; show "peer-$sc.out"; }
+	log "$(grep -h '^EXTPEER RESULT' "$R/peer-$sc.out")"
+	# The server takes the next connection once this one has ended.
+	wait_until 20 grep -q "^COMMIT WIN conn=$i " "$R/peer.s" ||
+		{ bad "peer $sc: the server did not see the end of the connection"; show peer.s; }
+	i=$((i + 1))
+done
+wait "$sp" || { bad "peer: server rc $?"; show peer.s; }
+
+# ---------------------------------------------------------------- b
+echo 4 >"$P/mpa_caps"
+echo >"$T/trace"
+commit_run nocaps pa "$SRV" 7802 pb 1 -- --no-commit
+grep -q '^COMMIT PASS no-commit$' "$R/nocaps.c0" || bad "nocaps: Commit not refused at post time (DEC-4, COMMIT-DISC-1)"
+grep -q siw2_dp_commit "$T/trace" && bad "nocaps: a Commit reached the peer"
+
+# ---------------------------------------------------------------- c
+siw_peer_load
+cm_ns_pair pc pd 69
+siw_link_add pc siw_c pc-v || fail "rdma link add siw_c"
+siw2_link_add pd s2d pd-v || fail "rdma link add s2d"
+wait_port_active siw_c || fail "siw_c port not ACTIVE"
+wait_port_active s2d || fail "s2d port not ACTIVE"
+echo 6 >"$P/mpa_caps"
+commit_run siw pc 198.18.69.1 7803 pd 1 -- --no-commit
+grep -q '^COMMIT PASS no-commit$' "$R/siw.c0" || bad "siw: Commit towards Linux siw not refused at post time (COMMIT-DISC-1)"
+echo 6 >"$P/mpa_caps"
+
+kill_all
+if (( ${#bad[@]} )); then
+	printf '  failed: %s\n' "${bad[@]}"
+	fail "${#bad[@]} check(s) failed"
+fi
+log "all checks passed"
