@@ -34,9 +34,9 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab
+.PHONY: all module ktest provider progs pmlog peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab
 
-all: module ktest provider progs
+all: module ktest provider progs pmlog
 
 NEED_KDIR = @test -d "$(KDIR)" || { echo "KDIR not found: install linux-headers-6.12-amd64 (tools/install-deps.sh) or set KDIR=" >&2; exit 1; }
 
@@ -56,6 +56,10 @@ provider:
 
 progs: provider
 	$(MAKE) -C tests/progs
+
+# tools/pmlog/siw2-pmlog: RDMA Commit against Write + Send on a remote log.
+pmlog: provider
+	$(MAKE) -C tools/pmlog
 
 # Debian's headers ask for module signing but carry no key; the module is
 # installed unsigned (signatures are not enforced), so skip the attempt.
@@ -112,3 +116,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP)/tests/kmod clean
 	-$(MAKE) -C userspace-provider clean
 	-$(MAKE) -C tests/progs clean
+	-$(MAKE) -C tools/pmlog clean

@@ -21,6 +21,10 @@
 #     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
 #     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0) and the
 #     ram window none (COMMIT-DUR-1, DEC-14).
+#     tools/pmlog/siw2-pmlog appends 200 records of 4 KiB to a log on the
+#     same namespace in push mode (Write + Commit) and in classic mode
+#     (Write + Send, the server flushes and answers): both finish and
+#     report their latency, rate and server CPU time.
 #  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
 #     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
 #     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
@@ -165,6 +169,24 @@ while read -r len lines st; do
 		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0 (COMMIT-DUR-1, COMMIT-DUR-5, DEC-14)"
 done < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
 (( n == 5 )) || bad "pm: $n Commits traced, want 5"
+
+PL=$SIW2_TOP/tools/pmlog/siw2-pmlog
+[[ -x $PL ]] || fail "$PL not built (make pmlog)"
+ip netns exec pa timeout 200 "$PL" serve -a "$SRV" -p 7806 --dev "$PMEM_DAX" --size 16M \
+	--clients 2 >"$R/pmlog.s" 2>&1 &
+sp=$!
+pids+=("$sp")
+wait_until 20 grep -q '^pmlog: serving' "$R/pmlog.s" || { bad "pmlog: server not serving"; show pmlog.s; }
+grep -q 'serving a 16777216-octet log on /dev/dax.* (durable)' "$R/pmlog.s" ||
+	bad "pmlog: the log is not durable (COMMIT-REG-1)"
+for mode in push classic; do
+	ip netns exec pb timeout 100 "$PL" append -a "$SRV" -p 7806 --mode "$mode" --count 200 \
+		--warmup 20 >"$R/pmlog-$mode.c" 2>&1 || { bad "pmlog $mode: rc $?"; show "pmlog-$mode.c"; }
+	grep -q "^pmlog: mode $mode, 200 records of 4096 octets, log durable" "$R/pmlog-$mode.c" ||
+		bad "pmlog $mode: no summary"
+	log "pmlog $mode: $(grep -h 'latency\|rate\|CPU' "$R/pmlog-$mode.c" | sed 's/^pmlog: //' | tr '\n' ';')"
+done
+wait "$sp" || { bad "pmlog: server rc $?"; show pmlog.s; }
 
 # ---------------------------------------------------------------- h
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
