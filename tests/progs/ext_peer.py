@@ -74,7 +74,15 @@ FetchAdd, or one Read with -r, and the peer answers it):
                                            is one FPDU, L=1, MO=0, holding
                                            the 8 immediate octets only
                                            (V2-IMM-10)
-  ext_peer.py selftest                     the wire check on built streams
+  ext_peer.py commit-wire FOLLOW           check a captured siw2_commit
+                                           connection: every FPDU's CRC,
+                                           Commit Requests on QN 1 in the
+                                           Reads' MSN sequence, L=1, MO=0,
+                                           the connection's RV, 20 octets,
+                                           Invalidate STag 0; Responses on
+                                           QN 3, 8 octets, identifiers in
+                                           order, Status 0 (COMMIT-HDR-*)
+  ext_peer.py selftest                     the wire checks on built streams
 
 Prints "EXTPEER RESULT <scenario> PASS|FAIL <why>"; exit 0 on PASS.
 """
@@ -429,6 +437,64 @@ def wire_problems(client):
                              len(msgs), empty)
 
 
+def commit_wire_problems(client, server, rv=2):
+    """What a captured siw2_commit connection breaks: every FPDU's CRC,
+    and the Commit Requests (client) and Responses (server) of
+    DIGEST 2.4. Returns (problems, summary)."""
+    probs = []
+    cf, sf = stream_fpdus(client), stream_fpdus(server)
+    for d in cf + sf:
+        if d["crc"] != "ok":
+            probs.append("CRC %s: %s" % (d["crc"], d["text"]))
+    q1 = [d for d in cf if not d.get("T") and d.get("qn") == 1]
+    for i, d in enumerate(q1):
+        if d["msn"] != i + 1:
+            probs.append("COMMIT-HDR-3: QN 1 request %d (opcode 0x%x) has MSN %d, not %d: "
+                         "Commits and Reads are not one sequence" % (i + 1, d["op"], d["msn"], i + 1))
+            break
+    reqs = [d for d in q1 if d["op"] == 0xC]
+    ids = []
+    for d in reqs:
+        u = d["ulpdu"]
+        if not d["L"] or d["mo"] or d["rv"] != rv or len(u) != 38:
+            probs.append("COMMIT-HDR-1/5/7: Request L=%d MO=%d RV=%d of %d octets, want "
+                         "L=1 MO=0 RV=%d 38" % (d["L"], d["mo"], d["rv"], len(u), rv))
+        if d["inval"]:
+            probs.append("COMMIT-HDR-2: Request with Invalidate STag 0x%x, siw2 sends 0"
+                         % d["inval"])
+        if len(u) >= 22:
+            ids.append(struct.unpack(">I", u[18:22])[0])
+    got = []
+    for d in sf:
+        if d.get("T") or d.get("op") != 0xD:
+            continue
+        u = d["ulpdu"]
+        if d["qn"] != 3 or not d["L"] or d["mo"] or d["rv"] != rv or len(u) != 26:
+            probs.append("COMMIT-HDR-4: Response QN %d L=%d MO=%d RV=%d of %d octets" %
+                         (d["qn"], d["L"], d["mo"], d["rv"], len(u)))
+            continue
+        got.append(struct.unpack(">II", u[18:26]))
+    if not reqs:
+        probs.append("no Commit Request on the wire")
+    if [i for i, _ in got] != ids:
+        probs.append("COMMIT-HDR-6: Response identifiers %s, Requests %s" %
+                     ([i for i, _ in got], ids))
+    if any(st for _, st in got):
+        probs.append("COMMIT-HDR-6: a non-zero Status %s" % [st for _, st in got])
+    return probs, "%d FPDUs, %d QN 1 requests, %d Commit Requests, %d Responses, all CRCs " \
+        "checked" % (len(cf) + len(sf), len(q1), len(reqs), len(got))
+
+
+def commit_wire(path):
+    with open(path) as f:
+        client, server = follow_streams(f.read())
+    probs, summary = commit_wire_problems(client, server)
+    for p in probs:
+        out("commit-wire: " + p)
+    # COMMIT-HDR-1..7 on the wire, every CRC: what commit_wire_problems() found.
+    result("commit-wire", not probs, summary)
+
+
 def wire(path):
     with open(path) as f:
         client, _ = follow_streams(f.read())
@@ -469,6 +535,30 @@ def selftest():
         ok = (len(probs) == 0) == (nbad == 0)
         print("%s wire %s: %s" % ("ok  " if ok else "FAIL", name, "; ".join(probs) or summary))
         fails += not ok
+    def creq(msn, req_id, inval=0):
+        u = commit_req(2, msn, req_id, 0x100, 64, 0)
+        return u[:2] + struct.pack(">I", inval) + u[6:]
+
+    rep = mp.build_rr(mp.KEY_REP, rev=2, s=1, caps=CAP_V2 | CAP_COMMIT | CAP_ACK,
+                      pd=mp.enh_data(16, 16))
+    ccases = [
+        ("right", [creq(1, 1), creq(2, 2)], [commit_resp(2, 1, 1, 0), commit_resp(2, 2, 2, 0)], 0),
+        ("a non-zero Invalidate STag", [creq(1, 1, 5)], [commit_resp(2, 1, 1, 0)], 1),
+        ("a Response with another identifier", [creq(1, 1)], [commit_resp(2, 1, 7, 0)], 1),
+        ("a bad CRC", [creq(1, 1)], [commit_resp(2, 1, 1, 0)], 1),
+    ]
+    for name, cu, su, nbad in ccases:
+        if name == "a bad CRC":
+            cs = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=CAP_V2, pd=mp.enh_data(16, 16)) + \
+                mp.corrupt_crc(mp.build_fpdu(cu[0], crc=True))
+        else:
+            cs = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=CAP_V2, pd=mp.enh_data(16, 16)) + \
+                b"".join(mp.build_fpdu(u, crc=True) for u in cu)
+        ss = rep + b"".join(mp.build_fpdu(u, crc=True) for u in su)
+        probs, summary = commit_wire_problems(cs, ss)
+        ok = (len(probs) == 0) == (nbad == 0)
+        print("%s commit-wire %s: %s" % ("ok  " if ok else "FAIL", name, "; ".join(probs) or summary))
+        fails += not ok
     text = "Node 0: a\nNode 1: b\n0102\n\taabb\n03\n====\n"
     ok = follow_streams(text) == (b"\x01\x02\x03", b"\xaa\xbb")
     print("%s follow output parsed" % ("ok  " if ok else "FAIL"))
@@ -486,6 +576,8 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "wire":
         wire(argv[2])
+    if len(argv) == 3 and argv[1] == "commit-wire":
+        commit_wire(argv[2])
     if len(argv) == 2 and argv[1] == "selftest":
         return selftest()
     if len(argv) == 5 and argv[1] == "run" and argv[2] in INITIATOR:

@@ -25,6 +25,12 @@
 #     same namespace in push mode (Write + Commit) and in classic mode
 #     (Write + Send, the server flushes and answers): both finish and
 #     report their latency, rate and server CPU time.
+#  w  the first connection of a, with mpa_crc=1, captured on pa-v: every
+#     FPDU's CRC holds, the Commit Requests are on QN 1 in one MSN
+#     sequence with the Reads, one segment of 38 octets with RV 2 and
+#     Invalidate STag 0, the Responses on QN 3, 26 octets, identifiers in
+#     order, Status 0 (ext_peer.py commit-wire, COMMIT-HDR-1..7), and tshark
+#     (whose iWARP dissector does not know 0xC/0xD) flags no frame.
 #  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
 #     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
 #     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
@@ -43,7 +49,7 @@ source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
-need rdma ip
+need rdma ip dumpcap tshark
 R=$SIW2_RESULTS
 SRV=198.18.68.1
 CM=$SIW2_PROGS/siw2_commit
@@ -124,8 +130,28 @@ trace_take() {
 
 # ---------------------------------------------------------------- a
 echo 6 >"$P/mpa_caps" || fail "mpa_caps=6"
+echo 1 >"$P/mpa_crc" || fail "mpa_crc=1"
 echo >"$T/trace"
+ip netns exec pa dumpcap -q -i pa-v -f 'tcp port 7801' -w "$R/commit.pcapng" 2>"$R/dumpcap.err" &
+cap=$!
+pids+=("$cap")
+wait_until 10 test -s "$R/commit.pcapng" || fail "dumpcap did not start: $(head -c 300 "$R/dumpcap.err")"
 commit_run ram pa "$SRV" 7801 pb 3 -- -- --bad-bounds -- --bad-stag
+sleep 0.5
+kill -INT "$cap"
+wait "$cap"
+echo 0 >"$P/mpa_crc"
+tshark -r "$R/commit.pcapng" -q -z follow,tcp,raw,0 >"$R/commit.follow" 2>"$R/tshark.err" ||
+	bad "tshark (follow) exited with $?: $(tail -c 300 "$R/tshark.err")"
+# COMMIT-HDR-1..7 and the CRCs of the plain client's connection.
+python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" commit-wire "$R/commit.follow" >"$R/commit-wire.out" 2>&1 ||
+	{ bad "commit-wire"; show commit-wire.out; }
+log "$(grep -h '^EXTPEER RESULT' "$R/commit-wire.out")"
+tshark --disable-protocol rpcordma -r "$R/commit.pcapng" \
+	-Y '_ws.malformed || (_ws.expert && (iwarp_mpa || iwarp_ddp_rdmap))' \
+	>"$R/tshark-bad.txt" 2>>"$R/tshark.err" || bad "tshark (malformed filter) exited with $?"
+[[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -n 5 "$R/tshark-bad.txt"; }
+log "tshark: $(tshark -r "$R/commit.pcapng" -Y iwarp_ddp 2>/dev/null | wc -l) DDP frames, $(wc -l <"$R/tshark-bad.txt") flagged"
 grep -q '^COMMIT OK side=client steps=4$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12)"
 grep -q '^COMMIT PASS ram-not-durable$' "$R/ram.s" || bad "ram: ordinary memory registered durable (COMMIT-ACC-1)"
 n=$(grep -c '^COMMIT WIN conn=[0-9] pm=ok ram=ok$' "$R/ram.s")
