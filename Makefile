@@ -10,6 +10,8 @@
 #   make demo       boot a VM with two namespaces and show siw2 devices working
 #   make bench      siw2 vs Linux siw, rxe and TCP in one VM (tools/bench.sh;
 #                   BENCH_QUICK=1 for a short run); results in build/bench/
+#   make bench-pmlog  RDMA Commit (push) against Write + Send (classic) on a
+#                   remote log on emulated pmem (tools/bench-pmlog.sh)
 #   make bench-ab REVS="A B"  siw2 built from revisions (or built trees) A,
 #                   B, ... compared in one VM, interleaved (tools/bench-ab.sh)
 #   make check-fresh  make demo, then make check, each once, in a clean
@@ -34,7 +36,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab
+.PHONY: all module ktest provider progs pmlog peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog
 
 all: module ktest provider progs pmlog
 
@@ -102,6 +104,11 @@ bench:
 	tools/install-deps.sh bench
 	$(MAKE) all peer
 	tools/bench.sh
+
+bench-pmlog:
+	tools/install-deps.sh
+	$(MAKE) all
+	tools/bench-pmlog.sh
 
 bench-ab:
 	@test -n "$(REVS)" || { echo 'usage: make bench-ab REVS="A B" (git revisions or built trees)' >&2; exit 1; }
