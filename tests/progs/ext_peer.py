@@ -60,6 +60,10 @@ FetchAdd, or one Read with -r, and the peer answers it):
   read-v2-ok    a correct 16-octet Read V2 Response (client: read_v2=1)
   read-v2-long  a 32-octet Read V2 Response to a 16-octet Read: 1/2/0x05
                 (DEC-8, oversized response)
+  commit-status for a "siw2_commit --status-peer" client: its first Commit
+                is answered with Status 1 (not made durable), its second
+                with Status 0; no Terminate either way (COMMIT-ERR-3), the
+                client checks the completions (DEC-13)
 
   ext_peer.py run SCENARIO HOST PORT       one Initiator scenario
   ext_peer.py serve SCENARIO PORT          one Responder scenario
@@ -136,6 +140,7 @@ RESPONDER = {
     "resp-reqid": (0, 2, 0x07),      # EXT-ATOMIC-23 EXT-ATOMIC-18
     "read-v2-ok": None,              # V2-QN-1 V2-READ-1/2/3/5
     "read-v2-long": (1, 2, 0x05),    # V2-QN-1 V2-READ-2/3 V2-ERR-2
+    "commit-status": None,           # COMMIT-ERR-3 DEC-13
 }
 
 
@@ -335,15 +340,32 @@ def serve(name, port):
     if not caps & CAP_V2:
         result(name, False, "the Request offers no RDMAP v2 (caps 0x%x)" % req["caps"])
     enh = req["enh"] or {"ird": 16, "ord": 16}
-    # The window a siw2_counter client aims at (address, rkey): any.
+    # The window a siw2_counter client aims at (address, rkey): any; a
+    # siw2_commit client reads a longer hello (its struct hello).
+    hello = struct.pack("<QI", 0x10000, 0x4242)
+    if name.startswith("commit-"):
+        hello = struct.pack("<QIIQII", 0x10000, 0x4242, 0x4343, 0x20000, 1, 0)
     rep = mp.build_rr(mp.KEY_REP, rev=2, s=1, caps=caps | CAP_ACK,
-                      pd=mp.enh_data(enh["ord"], enh["ird"]) +
-                      struct.pack("<QI", 0x10000, 0x4242))
+                      pd=mp.enh_data(enh["ord"], enh["ird"]) + hello)
     conn.send(rep, "reply")
     d = next_fpdu(conn, deadline)
     if d is None:
         result(name, False, "no request from the client")
     out("got " + d["text"])
+    if name == "commit-status":
+        for msn, status in ((1, 1), (2, 0)):
+            if msn == 2:
+                d = next_fpdu(conn, deadline)
+                if d is None:
+                    result(name, False, "no second Commit: the QP left RTS?")
+                out("got " + d["text"])
+            if d["op"] != 0xC or d["qn"] != 1 or d["msn"] != msn:
+                result(name, False, "expected Commit Request %d: %s" % (msn, d["text"]))
+            req_id = struct.unpack(">I", d["ulpdu"][18:22])[0]
+            conn.send(mp.build_fpdu(commit_resp(2, msn, req_id, status), crc=False), name)
+        d = wait_terminate(conn, deadline)
+        result(name, d is None, "two Commits answered with Status 1 and 0, no Terminate"
+               if d is None else "unexpected Terminate: " + d["text"])
     if name.startswith("resp-"):
         if d["op"] != 0xA or d["qn"] != 1 or d["rv"] != 2:
             result(name, False, "expected an Atomic Request: " + d["text"])

@@ -6,7 +6,7 @@
  *
  *   siw2_commit -s -a ADDR [-p PORT] [-n CONNS] [--pmem DEV] [-t SECS]
  *   siw2_commit -a ADDR [-p PORT] [-t SECS]
- *               [--no-commit | --bad-bounds | --bad-stag]
+ *               [--no-commit | --bad-bounds | --bad-stag | --status-peer]
  *
  * Server: two windows of WIN octets, "pm" (DEV mapped shared and
  * registered with SIW2DV_ACCESS_FLUSH_PERSISTENT; without --pmem ordinary
@@ -31,7 +31,10 @@
  * at ibv_wr_complete() with EOPNOTSUPP and the QP works on (a Write and a
  * Read of it back). --bad-bounds / --bad-stag (last): a Commit past the
  * end of pm / with a wrong STag completes in error and the QP fails
- * (the responder sent a Terminate, COMMIT-ACC-1, DEC-10).
+ * (the responder sent a Terminate, COMMIT-ACC-1, DEC-10). --status-peer
+ * (against "ext_peer.py serve commit-status", which answers the first
+ * Commit with Status 1): that Commit completes with IBV_WC_REM_OP_ERR and
+ * vendor_err 1, and a second one succeeds on the same QP (DEC-13).
  * Then "COMMIT OK side=client steps=N".
  *
  * Needs the siw2 provider this program links, with rings:
@@ -79,6 +82,7 @@ static struct {
 	bool no_commit;
 	bool bad_bounds;
 	bool bad_stag;
+	bool status_peer;
 } opt = { .port = "7800", .conns = 1, .timeout = 30 };
 
 static const char *side = "?";
@@ -456,6 +460,26 @@ static void step_bad(bool bounds)
 	pass(bounds ? "bad-bounds" : "bad-stag");
 }
 
+/* A peer's non-zero Status fails the work request, not the QP. */
+static void step_status(void)
+{
+	struct wc w;
+	int rc;
+
+	rc = commit_one(50, peer.pm_rkey, peer.pm_addr, 64);
+	if (rc)
+		fail("status: ibv_wr_complete: %s", strerror(rc));
+	get_wc(&w, "status: the first Commit");
+	if (w.wr_id != 50 || w.status != IBV_WC_REM_OP_ERR || w.vendor_err != 1)
+		fail("status: first Commit completed with %s vendor_err %u, want REM_OP_ERR and 1 (DEC-13)",
+		     ibv_wc_status_str(w.status), w.vendor_err);
+	rc = commit_one(51, peer.pm_rkey, peer.pm_addr, 64);
+	if (rc)
+		fail("status: second post: %s (the QP left RTS?)", strerror(rc));
+	expect_wc(51, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "status: second Commit");
+	pass("status-peer");
+}
+
 static void client(void)
 {
 	struct rdma_conn_param cp = {
@@ -484,6 +508,8 @@ static void client(void)
 
 	if (opt.no_commit) {
 		step_no_commit(mr);
+	} else if (opt.status_peer) {
+		step_status();
 	} else {
 		step_write_commit(mr);
 		step_ranges();
@@ -510,6 +536,7 @@ int main(int argc, char **argv)
 		{ "no-commit", no_argument, NULL, 2 },
 		{ "bad-bounds", no_argument, NULL, 3 },
 		{ "bad-stag", no_argument, NULL, 4 },
+		{ "status-peer", no_argument, NULL, 5 },
 		{ }
 	};
 	uint8_t *pm, *ram;
@@ -526,6 +553,7 @@ int main(int argc, char **argv)
 		case 2: opt.no_commit = true; break;
 		case 3: opt.bad_bounds = true; break;
 		case 4: opt.bad_stag = true; break;
+		case 5: opt.status_peer = true; break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_commit.c\n");
 			return 2;

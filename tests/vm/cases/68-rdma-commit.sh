@@ -39,6 +39,10 @@
 #     (0/2/0x06, COMMIT-DISC-2), an unknown STag (0/1/0x00), a range past
 #     the window (0/1/0x01) and an unsolicited Commit Response (1/2/0x02),
 #     each echoing the offending DDP header.
+#  s  siw2 as Requester against ext_peer.py (serve commit-status), which
+#     answers a Commit with Status 1: it completes with IBV_WC_REM_OP_ERR
+#     and vendor_err 1, and the next Commit on the same QP succeeds
+#     (COMMIT-ERR-3, DEC-13).
 #  b  mpa_caps=4 (Commit not negotiated): the Commit fails at
 #     post time with EOPNOTSUPP, nothing is sent (no siw2_dp_commit event),
 #     and the QP works on (COMMIT-DISC-1, DEC-4).
@@ -233,6 +237,16 @@ for sc in "${scen[@]}"; do
 	i=$((i + 1))
 done
 wait "$sp" || { bad "peer: server rc $?"; show peer.s; }
+
+# ---------------------------------------------------------------- s
+ip netns exec pa timeout 60 "${PEER[@]}" serve commit-status 7807 >"$R/peer-status.out" 2>&1 &
+sp=$!
+pids+=("$sp")
+wait_until 20 grep -q 'LISTENING' "$R/peer-status.out" || bad "peer commit-status: not listening"
+ip netns exec pb timeout 60 "$CM" -a "$SRV" -p 7807 -t 30 --status-peer >"$R/status.c" 2>&1 ||
+	{ bad "status: client rc $? (COMMIT-ERR-3, DEC-13)"; show status.c; }
+wait "$sp" || { bad "peer commit-status (COMMIT-ERR-3)"; show peer-status.out; }
+log "status: $(sed -n 's/^COMMIT PASS //p' "$R/status.c"); $(grep -h '^EXTPEER RESULT' "$R/peer-status.out")"
 
 # ---------------------------------------------------------------- b
 echo 4 >"$P/mpa_caps"
