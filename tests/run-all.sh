@@ -6,8 +6,8 @@
 # The whole test suite, in stages:
 #   1. host: checkpatch, the conformance matrix (tools/conformance.sh),
 #      the layering of the module's files (tools/layering.py, on the
-#      built objects), and the provider's device matching on a fake sysfs
-#      (no VM needed)
+#      built objects), the provider's device matching on a fake sysfs and
+#      ext_peer.py's wire-check self-test (no VM needed)
 #   2. kunit: tests/kunit/run.sh (KUnit suites in a UML kernel built from
 #      linux-source-6.12; one counted test per KUnit test case, a build
 #      failure counts as one failure)
@@ -53,6 +53,8 @@ host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
 host_test module-params tools/check-params.py --ko drivers/siw2/siw2.ko
 host_test layering tools/layering.py
+# The wire checks of ext_peer.py (cases 66, 68) catch what they must.
+host_test ext-peer-selftest python3 -S tests/progs/ext_peer.py selftest
 
 # Expected number of results per stage (tests/expected-counts): a case
 # file or KUnit suite that goes missing must fail the run, not only lower
