@@ -1131,6 +1131,10 @@ static void siw2_rx_end(struct siw2_qp *qp)
 	struct siw2_rx *rx = &qp->rx;
 	const struct siw2_rx_op *op = &siw2_rx_ops[rx->info.opcode];
 
+	trace_siw2_dp_rx_seg(qp->base.qp_num, rx->info.opcode, rx->info.last,
+			     rx->info.tagged ? rx->info.stag : 0,
+			     rx->info.tagged ? rx->info.to : 0,
+			     rx->info.payload_len);
 	if (op->end)
 		op->end(qp);
 	siw2_rx_put_mr(rx);

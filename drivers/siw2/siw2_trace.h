@@ -131,6 +131,30 @@ TRACE_EVENT(siw2_dp_atomic,
 		      __entry->orig));
 
 /*
+ * A received DDP segment placed or taken, its CRC checked (RX end): the
+ * RDMAP opcode, L, and for a tagged one the STag and TO the payload went
+ * to. Lets a trace show what was placed before what (COMMIT-ORD-1).
+ */
+TRACE_EVENT(siw2_dp_rx_seg,
+	    TP_PROTO(u32 qpn, u8 opcode, bool last, u32 stag, u64 to, u32 len),
+	    TP_ARGS(qpn, opcode, last, stag, to, len),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u8, opcode)
+			     __field(bool, last)
+			     __field(u32, stag)
+			     __field(u64, to)
+			     __field(u32, len)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->opcode = opcode;
+			   __entry->last = last;
+			   __entry->stag = stag;
+			   __entry->to = to;
+			   __entry->len = len;),
+	    TP_printk("qp=%u rx op 0x%x last %u stag 0x%x to 0x%llx len %u",
+		      __entry->qpn, __entry->opcode, __entry->last,
+		      __entry->stag, __entry->to, __entry->len));
+
+/*
  * An RDMA Commit answered by the Responder: @lines is how many CPU cache
  * lines were written back (0 for a range that is not durable).
  */

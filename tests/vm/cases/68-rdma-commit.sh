@@ -20,7 +20,9 @@
 #     same client steps; siw2_dp_commit shows each Commit of it writing
 #     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
 #     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0) and the
-#     ram window none (COMMIT-DUR-1, DEC-14).
+#     ram window none (COMMIT-DUR-1, DEC-14); and, with trace_clock global,
+#     siw2_dp_rx_seg shows the 64 KiB Write's last segment placed before
+#     the siw2_dp_commit of its range (COMMIT-ORD-1).
 #     tools/pmlog/siw2-pmlog appends 200 records of 4 KiB to a log on the
 #     same namespace in push mode (Write + Commit) and in classic mode
 #     (Write + Send, the server flushes and answers): both finish and
@@ -182,6 +184,9 @@ done
 # ---------------------------------------------------------------- p
 pmem_devdax 4K
 log "pmem: $PMEM_DAX at $PMEM_START, $PMEM_SIZE octets, align $PMEM_ALIGN"
+# One clock for all CPUs: RX and TX may run on different ones.
+echo global >"$T/trace_clock" || fail "trace_clock global"
+echo 1 >"$T/events/siw2/siw2_dp_rx_seg/enable" || fail "enable siw2_dp_rx_seg"
 echo >"$T/trace"
 SARGS=(--pmem "$PMEM_DAX")
 commit_run pm pa "$SRV" 7805 pb 1 --
@@ -189,7 +194,25 @@ SARGS=()
 grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable (COMMIT-REG-1)"
 grep -q '^COMMIT OK side=client steps=4$' "$R/pm.c0" || bad "pm: client steps"
 grep -q '^COMMIT WIN conn=0 pm=ok ram=ok$' "$R/pm.s" || bad "pm: server windows"
+cp "$T/trace" "$R/pm-all.trace"
+echo 0 >"$T/events/siw2/siw2_dp_rx_seg/enable"
 trace_take siw2_dp_commit pm-commit.trace
+# COMMIT-ORD-1: the 64 KiB Commit is executed after the last segment of
+# the Write before it was placed (the segment ending at the range's end
+# comes first in the trace).
+# (mawk has no hex: bash does the arithmetic.)
+cl=$(grep -n 'siw2_dp_commit: .* len 65536 ' "$R/pm-all.trace" | head -n 1)
+ord=
+if [[ $cl =~ ^([0-9]+):.*\ to\ (0x[0-9a-f]+)\  ]]; then
+	cn=${BASH_REMATCH[1]} cto=${BASH_REMATCH[2]}
+	while IFS=: read -r n rest; do
+		[[ $rest =~ \ to\ (0x[0-9a-f]+)\ len\ ([0-9]+) ]] || continue
+		(( n < cn && BASH_REMATCH[1] + BASH_REMATCH[2] == cto + 65536 )) && ord=ok
+	done < <(grep -n 'siw2_dp_rx_seg: .* op 0x0 ' "$R/pm-all.trace")
+	[[ $ord ]] || bad "pm: no Write segment ending at the range's end placed before the 64 KiB Commit (COMMIT-ORD-1)"
+else
+	bad "pm: no 64 KiB Commit in the trace (COMMIT-ORD-1)"
+fi
 # len -> cache lines written back: the range's lines exactly (DEC-14).
 declare -A want=([65536]=1024 [200]=4 [16]=2 [0]=0 [4096]=0)
 n=0
