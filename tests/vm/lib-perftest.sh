@@ -203,10 +203,13 @@ pt_try() {
 #    the top of 62-dp-perftest.sh), then with a siw2 server on a busy
 #    host (ib_read_lat, 888 octets of the first connection on the wire).
 #    Repeated only when the client says exactly that and the server
-#    reported no error of its own.
-# Any other failure of a siw2 <-> siw2 run fails the case at once.
-# perftest's clock calibration failure is repeated nowhere: it leaves the
-# run without figures ("inf"), so the run fails.
+#    reported no error of its own;
+#  - perftest's clock calibration failed ("Correlation coefficient r^2 <
+#    0.9": it times the CPU against the clock at start, which a busy TCG
+#    host can spoil): no time base, so the figures mean nothing (they may
+#    be "inf"). Seen once in a siw2 <-> siw2 ib_send_lat at 1 MiB.
+# Any other failure of a siw2 <-> siw2 run fails the case at once, and a
+# repeat must pass on its own.
 pt_run() {
 	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f again
 	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
@@ -222,6 +225,8 @@ pt_run() {
 		elif grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$o.c" &&
 			! grep -Eiq "error|fail" "$o.s"; then
 			again="perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails)"
+		elif [[ ${#WHY[@]} == 1 && ${WHY[0]} == "perftest's clock calibration"* ]]; then
+			again="perftest's clock calibration failed, the only fault of the run"
 		fi
 		if [[ -n $again ]]; then
 			log "$name: $again; once more"
