@@ -210,6 +210,21 @@ pt_try() {
 #    be "inf"). Seen once in a siw2 <-> siw2 ib_send_lat at 1 MiB.
 # Any other failure of a siw2 <-> siw2 run fails the case at once, and a
 # repeat must pass on its own.
+# pt_calibration_only: WHY holds perftest's calibration failure and
+# nothing else but the result lines it spoiled (no exit status, error
+# message or missing payload).
+pt_calibration_only() {
+	local w cal=0
+	for w in "${WHY[@]}"; do
+		case $w in
+		"perftest's clock calibration"*) cal=1 ;;
+		"client: "* | "server: "*) ;;
+		*) return 1 ;;
+		esac
+	done
+	(( cal ))
+}
+
 pt_run() {
 	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f again
 	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
@@ -225,8 +240,8 @@ pt_run() {
 		elif grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$o.c" &&
 			! grep -Eiq "error|fail" "$o.s"; then
 			again="perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails)"
-		elif [[ ${#WHY[@]} == 1 && ${WHY[0]} == "perftest's clock calibration"* ]]; then
-			again="perftest's clock calibration failed, the only fault of the run"
+		elif pt_calibration_only; then
+			again="perftest's clock calibration failed, the run's only fault besides the figures it spoiled"
 		fi
 		if [[ -n $again ]]; then
 			log "$name: $again; once more"
