@@ -9,6 +9,7 @@
 # Not a test: it records what siw2-pmlog prints in pmlog.txt.
 # pmem: 256M
 source "$SIW2_TOP/tests/vm/lib.sh"
+source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 
 SIZES="64 4096 65536" COUNT=2000 ROUNDS=2
