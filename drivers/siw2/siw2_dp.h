@@ -261,7 +261,6 @@ enum siw2_rx_sink {
  * @si: current @rqe SGE, @soff: offset in it
  * @msn_expect: next expected MSN per untagged queue (QN 0, 1, 2, 3)
  * @rv: the RDMAP version every message must carry (DEC-4)
- * @ext: the RFC 7306 messages are processed (SIW2_DDP_FEAT_EXT of @feat)
  * @feat: the optional messages the connection negotiated, SIW2_DDP_FEAT_*
  *	(siw2_ddp_decode() @feat)
  * @term_buf: a received Terminate's payload, @term_have octets
@@ -300,7 +299,6 @@ struct siw2_rx {
 	u32 soff;
 	u32 msn_expect[4];
 	u8 rv;
-	bool ext;
 	u8 feat;
 	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
 	u32 term_have;

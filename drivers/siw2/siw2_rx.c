@@ -64,7 +64,6 @@ void siw2_rx_init(struct siw2_qp *qp, bool read_rtr)
 	rx->msn_expect[SIW2_QN_TERMINATE] = 1;
 	rx->msn_expect[SIW2_QN_RESPONSE] = 1;
 	rx->rv = siw2_conn_rv(&qp->conn);
-	rx->ext = siw2_conn_ext(&qp->conn);
 	rx->feat = siw2_conn_feat(&qp->conn);
 	siw2_rx_next_fpdu(rx);
 }
@@ -1094,7 +1093,8 @@ static void siw2_rx_end_term(struct siw2_qp *qp)
 
 /*
  * Indexed by the 5-bit opcode; siw2_ddp_decode() has refused every opcode
- * without an entry here (the extensions unless rx.ext).
+ * without an entry here, and every one the connection did not negotiate
+ * (rx.feat).
  */
 static const struct siw2_rx_op siw2_rx_ops[SIW2_RDMAP_OP_MASK + 1] = {
 	[SIW2_OP_WRITE] = { siw2_rx_begin_write, NULL },
