@@ -570,12 +570,11 @@ def selftest():
         ("a bad CRC", [creq(1, 1)], [commit_resp(2, 1, 1, 0)], 1),
     ]
     for name, cu, su, nbad in ccases:
+        fpdus = [mp.build_fpdu(u, crc=True) for u in cu]
         if name == "a bad CRC":
-            cs = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=CAP_V2, pd=mp.enh_data(16, 16)) + \
-                mp.corrupt_crc(mp.build_fpdu(cu[0], crc=True))
-        else:
-            cs = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=CAP_V2, pd=mp.enh_data(16, 16)) + \
-                b"".join(mp.build_fpdu(u, crc=True) for u in cu)
+            fpdus[0] = mp.corrupt_crc(fpdus[0])
+        cs = mp.build_rr(mp.KEY_REQ, rev=2, s=1, caps=CAP_V2, pd=mp.enh_data(16, 16)) + \
+            b"".join(fpdus)
         ss = rep + b"".join(mp.build_fpdu(u, crc=True) for u in su)
         probs, summary = commit_wire_problems(cs, ss)
         ok = (len(probs) == 0) == (nbad == 0)
