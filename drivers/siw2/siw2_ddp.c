@@ -576,3 +576,46 @@ int siw2_ddp_term_parse(const void *payload, size_t len,
 	*swapped = true;
 	return 0;
 }
+
+/**
+ * siw2_commit_log_decode - read the octets after a Commit Request's region
+ * @tail: those octets
+ * @len: how many there are (the segment's payload)
+ * @log: filled with the log update they ask for
+ *
+ * siw2 knows one thing there: its log update (SIW2-DEC-1), of exactly
+ * the extension's length, type and zero reserved bits. Anything else is
+ * more than siw2 can do, which the Responder answers with Status 2
+ * (AMB-14, COMMIT-VAL-2).
+ *
+ * Return: true if @tail is a log update.
+ */
+bool siw2_commit_log_decode(const void *tail, size_t len,
+			    struct siw2_commit_log_info *log)
+{
+	const struct siw2_rdmap_commit_log *t = tail;
+
+	if (len != sizeof(*t) || be16_to_cpu(t->type) != SIW2_COMMIT_EXT_LOG ||
+	    t->rsvd)
+		return false;
+	log->stag = be32_to_cpu(t->log_stag);
+	log->to = be64_to_cpu(t->log_to);
+	memcpy(&log->value, t->value, sizeof(log->value));
+	return true;
+}
+
+/**
+ * siw2_commit_log_encode - write a log update after a Commit's region
+ * @tail: sizeof(struct siw2_rdmap_commit_log) octets
+ * @log: what to ask for (SIW2-DEC-1)
+ */
+void siw2_commit_log_encode(void *tail, const struct siw2_commit_log_info *log)
+{
+	struct siw2_rdmap_commit_log *t = tail;
+
+	t->type = cpu_to_be16(SIW2_COMMIT_EXT_LOG);
+	t->rsvd = 0;
+	t->log_stag = cpu_to_be32(log->stag);
+	t->log_to = cpu_to_be64(log->to);
+	memcpy(t->value, &log->value, sizeof(t->value));
+}

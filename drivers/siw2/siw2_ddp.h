@@ -138,6 +138,18 @@ struct siw2_ddp_info {
 	u32 commit_status;
 };
 
+/**
+ * struct siw2_commit_log_info - a Commit's log update (SIW2-DEC-1)
+ * @stag: the STag of the log word
+ * @to: its Tagged Offset, 8-octet aligned
+ * @value: the 8 octets to store, as they travel (no byte order applied)
+ */
+struct siw2_commit_log_info {
+	u32 stag;
+	u64 to;
+	u64 value;
+};
+
 int siw2_ddp_decode(const void *ulpdu, size_t ulpdu_len, u8 rv, u8 feat,
 		    struct siw2_ddp_info *info, struct siw2_term_code *term);
 const char *siw2_rdmap_op_name(u8 op);
@@ -149,5 +161,8 @@ bool siw2_term_code_known(const struct siw2_term_code *c);
 int siw2_ddp_term_parse(const void *payload, size_t len,
 			struct siw2_term_code *code, bool *m, bool *d, bool *r,
 			bool *swapped);
+bool siw2_commit_log_decode(const void *tail, size_t len,
+			    struct siw2_commit_log_info *log);
+void siw2_commit_log_encode(void *tail, const struct siw2_commit_log_info *log);
 
 #endif /* _SIW2_DDP_H */

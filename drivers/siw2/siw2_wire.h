@@ -222,6 +222,25 @@ struct siw2_rdmap_commit_req {
 } __packed;
 static_assert(sizeof(struct siw2_rdmap_commit_req) == 20);
 
+/*
+ * siw2's log update (COMMIT-ATOM-2, SIW2-DEC-1): the one extension siw2
+ * reads in the octets after a Commit Request's region (AMB-14). Once the
+ * commit succeeded, the 8 octets of @value go to [log_to, log_to + 8) of
+ * @log_stag in one aligned store, made durable before the Response. Any
+ * other octets after the region are answered with Status 2.
+ */
+struct siw2_rdmap_commit_log {
+	__be16 type;		/* SIW2_COMMIT_EXT_LOG */
+	__be16 rsvd;		/* zero */
+	__be32 log_stag;
+	__be64 log_to;
+	u8 value[8];		/* stored as they come, like an 8-octet Write */
+} __packed;
+static_assert(sizeof(struct siw2_rdmap_commit_log) == 24);
+
+/* The extension type: the high bit marks it as siw2's own (SIW2-DEC-1). */
+#define SIW2_COMMIT_EXT_LOG	0x8001
+
 /* RDMA Commit Response header, after the untagged header on QN 3. */
 struct siw2_rdmap_commit_resp {
 	__be32 orig_req_id;	/* the Request's req_id (COMMIT-HDR-6) */

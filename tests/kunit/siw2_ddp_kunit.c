@@ -848,6 +848,76 @@ static void commit_zero_len_and_inval_dec_12(struct kunit *test)
 }
 
 /*
+ * SIW2-DEC-1, COMMIT-ATOM-2: siw2's log update after a Commit Request's
+ * region, octet for octet: type 0x8001, reserved 0, Log STag, Log TO,
+ * then the 8 value octets as they are (no byte order applied). Decoding
+ * gives back what was encoded, and the DDP decoder sees the 24 octets as
+ * the Request's payload.
+ */
+static void commit_log_image_dec_1(struct kunit *test)
+{
+	static const u8 img[24] = {
+		0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x56, 0x78,
+		0x00, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x20, 0x08,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+	};
+	struct siw2_commit_log_info in = { .stag = 0x5678, .to = 0x7f0000002008ULL };
+	struct siw2_commit_log_info out = {};
+	struct siw2_term_code term;
+	struct siw2_ddp_info info;
+	u8 buf[38 + 24];
+
+	memcpy(&in.value, img + 16, 8);
+	siw2_commit_log_encode(buf + 38, &in);
+	KUNIT_EXPECT_MEMEQ(test, buf + 38, img, sizeof(img));
+	KUNIT_ASSERT_TRUE(test, siw2_commit_log_decode(img, sizeof(img), &out));
+	KUNIT_EXPECT_EQ(test, out.stag, 0x5678);
+	KUNIT_EXPECT_EQ(test, out.to, 0x7f0000002008ULL);
+	KUNIT_EXPECT_MEMEQ(test, &out.value, img + 16, 8);
+
+	memcpy(buf, commit_req_img + 2, 38);
+	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, sizeof(buf), 1, F_COM, &info,
+					      &term), 0);
+	KUNIT_EXPECT_EQ(test, info.hdr_len, 38);
+	KUNIT_EXPECT_EQ(test, info.payload_len, 24);
+	KUNIT_EXPECT_EQ(test, sizeof(struct siw2_rdmap_commit_log), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_log, log_stag), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_log, log_to), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct siw2_rdmap_commit_log, value), 16);
+}
+
+/*
+ * AMB-14 kept beside SIW2-DEC-1: any tail that is not exactly a log
+ * update (another length, another type, reserved bits set) is no log
+ * update, so the Responder answers Status 2 and stores nothing.
+ */
+static void commit_log_refuses_other_tails_amb_14(struct kunit *test)
+{
+	static const size_t lens[] = { 0, 1, 16, 23, 25, 48 };
+	struct siw2_commit_log_info log = { .stag = 1, .to = 8, .value = 3 };
+	struct siw2_commit_log_info out;
+	u8 t[48];
+	int i;
+
+	memset(t, 0, sizeof(t));
+	siw2_commit_log_encode(t, &log);
+	KUNIT_EXPECT_TRUE(test, siw2_commit_log_decode(t, 24, &out));
+	for (i = 0; i < ARRAY_SIZE(lens); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, siw2_commit_log_decode(t, lens[i], &out),
+				       "length %zu", lens[i]);
+	t[1] = 0x02;					/* type 0x8002 */
+	KUNIT_EXPECT_FALSE(test, siw2_commit_log_decode(t, 24, &out));
+	t[0] = 0x00; t[1] = 0x01;			/* type 1 */
+	KUNIT_EXPECT_FALSE(test, siw2_commit_log_decode(t, 24, &out));
+	siw2_commit_log_encode(t, &log);
+	t[3] = 0x01;					/* reserved */
+	KUNIT_EXPECT_FALSE(test, siw2_commit_log_decode(t, 24, &out));
+	t[3] = 0;
+	t[2] = 0x80;
+	KUNIT_EXPECT_FALSE(test, siw2_commit_log_decode(t, 24, &out));
+}
+
+/*
  * AMB-14, COMMIT-VAL-2: a Commit Request with octets after its 20-octet
  * header (more regions, a ULP message) is no DDP or RDMAP error: it
  * decodes, header fields intact, the extra octets as payload, so the
@@ -1332,6 +1402,8 @@ static struct kunit_case siw2_ddp_cases[] = {
 	KUNIT_CASE(commit_rv_and_feat_commit_hdr_1),
 	KUNIT_CASE(commit_zero_len_and_inval_dec_12),
 	KUNIT_CASE(commit_req_tail_amb_14),
+	KUNIT_CASE(commit_log_image_dec_1),
+	KUNIT_CASE(commit_log_refuses_other_tails_amb_14),
 	KUNIT_CASE(conn_feat_dec_4),
 	KUNIT_CASE_PARAM(ext_decode_rejects_table, ext_gen_params),
 	KUNIT_CASE(rfc5040_on_rv2_v2_hdr_1),
