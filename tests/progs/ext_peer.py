@@ -52,6 +52,30 @@ As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
   commit-bounds a Commit past the window's end: 0/1/0x01
   commit-resp-no-req
                 a Commit Response with nothing outstanding: 1/2/0x02
+  siw2's log update after the region (against "siw2_commit -s"; octets
+  38..61 of the 62-octet ULPDU: type, rsvd, log STag, log TO, 8 value
+  octets; COMMIT-ATOM-2, SIW2-DEC-1), the Commit range always 64 octets
+  of the window; each prints "EXTPEER LOG 0x..." (the u64 at window
+  offset 0xFF000, little-endian, that the server's "COMMIT WIN" line of
+  this connection must show as log=; seeded 0x5eed5eed5eed5eed):
+  commit-log    a log update of octets 11 22 .. 88 at window offset
+                0xFF000: Status 0, the Request Identifier echoed, no
+                Terminate; LOG 0x8877665544332211
+  commit-log-type
+                the same with type 0x8002: Status 2, no Terminate
+                (AMB-14); LOG unchanged
+  commit-log-rsvd
+                type 0x8001 with rsvd 1: Status 2, no Terminate; LOG
+                unchanged
+  commit-log-misaligned
+                the log TO at window offset 0xFF004: 0/2/0x07 (as
+                EXT-ERR-6 for an atomic); LOG unchanged
+  commit-log-bad-stag
+                a log STag that does not exist: 0/1/0x00 (DEC-10); LOG
+                unchanged
+  commit-log-bounds
+                the log TO 1 GiB past the window: 0/1/0x01 (DEC-10); LOG
+                unchanged
 As MPA Responder, for a siw2_counter client (--responder; it posts one
 FetchAdd, or one Read with -r, and the peer answers it):
   resp-ok       a correct Atomic Response: the client's FetchAdd completes
@@ -83,6 +107,9 @@ FetchAdd, or one Read with -r, and the peer answers it):
                                            Commit Requests on QN 1 in the
                                            Reads' MSN sequence, L=1, MO=0,
                                            the connection's RV, 20 octets,
+                                           or 44 with a log update (type
+                                           0x8001, rsvd 0, an 8-aligned
+                                           log TO: SIW2-DEC-1),
                                            Invalidate STag 0; Responses on
                                            QN 3, 8 octets, identifiers in
                                            order, Status 0 (COMMIT-HDR-*)
@@ -122,9 +149,15 @@ INITIATOR = {
     "commit-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),   # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
     "commit-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),     # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
     "commit-resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),  # DEC-8 COMMIT-ERR-2
+    "commit-log": (CAP_V2 | CAP_COMMIT, None),                # COMMIT-ATOM-2 SIW2-DEC-1
+    "commit-log-type": (CAP_V2 | CAP_COMMIT, None),           # SIW2-DEC-1 AMB-14 COMMIT-VAL-2
+    "commit-log-rsvd": (CAP_V2 | CAP_COMMIT, None),           # SIW2-DEC-1 AMB-14 COMMIT-VAL-2
+    "commit-log-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),  # SIW2-DEC-1 (EXT-ERR-6)
+    "commit-log-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),    # SIW2-DEC-1 DEC-10
+    "commit-log-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),      # SIW2-DEC-1 DEC-10
 }
 # commit scenario: (length, STag (0: the window's, None: 0, "bad": none),
-# TO offset, extra octets, Status)
+# TO offset, extra octets (None: the log update of LOG), Status)
 COMMIT = {
     "commit-ok": (64, 0, 0, b"", 0),
     "commit-zero": (0, None, 0, b"", 0),
@@ -132,6 +165,26 @@ COMMIT = {
     "commit-no-caps": (64, 0, 0, b"", None),
     "commit-bad-stag": (64, "bad", 0, b"", None),
     "commit-bounds": (64, 0, 1 << 30, b"", None),
+    "commit-log": (64, 0, 0, None, 0),
+    "commit-log-type": (64, 0, 0, None, 2),
+    "commit-log-rsvd": (64, 0, 0, None, 2),
+    "commit-log-misaligned": (64, 0, 0, None, None),
+    "commit-log-bad-stag": (64, 0, 0, None, None),
+    "commit-log-bounds": (64, 0, 0, None, None),
+}
+LOG_EXT = 0x8001        # siw2_wire.h SIW2_COMMIT_EXT_LOG
+LOG_OFF = 0xFF000       # siw2_commit.c: the log word in the pm window
+LOG_SEED = 0x5EED5EED5EED5EED   # what the server seeds it with
+LOG_VALUE = bytes((0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88))
+# log update scenario: (type, rsvd, STag (0: the window's, "bad": none),
+# TO offset in the window); stored only where the Status is 0
+LOG = {
+    "commit-log": (LOG_EXT, 0, 0, LOG_OFF),
+    "commit-log-type": (0x8002, 0, 0, LOG_OFF),
+    "commit-log-rsvd": (LOG_EXT, 1, 0, LOG_OFF),
+    "commit-log-misaligned": (LOG_EXT, 0, 0, LOG_OFF + 4),
+    "commit-log-bad-stag": (LOG_EXT, 0, "bad", LOG_OFF),
+    "commit-log-bounds": (LOG_EXT, 0, 0, 1 << 30),
 }
 GUARD_OFF = 64          # siw2_ext_proto.h SIW2_EXT_GUARD_OFF
 RESPONDER = {
@@ -174,6 +227,12 @@ def commit_req(rv, msn, req_id, stag, length, to, extra=b""):
     """Commit Request ULPDU (DIGEST 2.4.2): one region, then @extra."""
     return (mp.ddp_untagged(0xC, 1, msn, 0, rv=rv) +
             struct.pack(">IIIQ", req_id, stag, length, to) + extra)
+
+
+def commit_log(stag, to, value, typ=LOG_EXT, rsvd=0):
+    """siw2's log update after a Commit's region (struct
+    siw2_rdmap_commit_log, SIW2-DEC-1): @value travels as it is."""
+    return struct.pack(">HHIQ", typ, rsvd, stag, to) + value
 
 
 def commit_resp(rv, msn, req_id, status):
@@ -275,9 +334,17 @@ def run(name, host, port):
     elif name == "atomic-bad-crc":
         u = atomic_req(rv, 1, 0, 1, rkey, addr + GUARD_OFF, 1)
     elif name in COMMIT:
-        length, soff, toff, extra, _ = COMMIT[name]
+        length, soff, toff, extra, status = COMMIT[name]
         # "bad": an STag index beyond any siw2 MR (max_mr 65536).
-        stag = {None: 0, "bad": 0xFFFFFF00 | (rkey & 0xFF)}.get(soff, rkey)
+        bad = 0xFFFFFF00 | (rkey & 0xFF)
+        stag = {None: 0, "bad": bad}.get(soff, rkey)
+        if extra is None:
+            typ, rsvd, lsoff, ltoff = LOG[name]
+            extra = commit_log(bad if lsoff == "bad" else rkey, addr + ltoff,
+                               LOG_VALUE, typ, rsvd)
+            # What the server's "COMMIT WIN" line must show as log=.
+            out("LOG 0x%016x" % (int.from_bytes(LOG_VALUE, "little")
+                                 if status == 0 else LOG_SEED))
         u = commit_req(rv, 1, 0x77, stag, length, addr + toff, extra)
     elif name == "commit-resp-no-req":
         u = commit_resp(rv, 1, 1, 0)
@@ -299,8 +366,14 @@ def run(name, host, port):
         want_st = COMMIT[name][4]
         # COMMIT-HDR-6: the identifier echoed, and the Status.
         ok = req_id == 0x77 and status == want_st
-        result(name, ok, "resp req_id=0x%x status=%d (want 0x77, %d)" %
-               (req_id, status, want_st))
+        why = "resp req_id=0x%x status=%d (want 0x77, %d)" % (req_id, status, want_st)
+        # COMMIT-VAL-2: a Status, no Terminate; nothing more comes, and
+        # the connection stays up for the server to read its window.
+        d = next_fpdu(conn, time.monotonic() + 1.0)
+        if d is not None or conn.closed:
+            ok = False
+            why += "; then " + (d["text"] if d else "closed " + conn.closed)
+        result(name, ok, why)
     if want is None:
         d = next_fpdu(conn, deadline)
         # EXT-ATOMIC-17/19: answered, untagged on QN 3 (tagged: no "qn", fails)
@@ -476,11 +549,22 @@ def commit_wire_problems(client, server, rv=2):
             break
     reqs = [d for d in q1 if d["op"] == 0xC]
     ids = []
+    logs = 0
     for d in reqs:
         u = d["ulpdu"]
-        if not d["L"] or d["mo"] or d["rv"] != rv or len(u) != 38:
+        if not d["L"] or d["mo"] or d["rv"] != rv or len(u) not in (38, 62):
             probs.append("COMMIT-HDR-1/5/7: Request L=%d MO=%d RV=%d of %d octets, want "
-                         "L=1 MO=0 RV=%d 38" % (d["L"], d["mo"], d["rv"], len(u), rv))
+                         "L=1 MO=0 RV=%d 38 (62 with a log update)" %
+                         (d["L"], d["mo"], d["rv"], len(u), rv))
+        if len(u) == 62:
+            typ, rsvd, lstag, lto = struct.unpack(">HHIQ", u[38:54])
+            if typ != LOG_EXT or rsvd or lto % 8:
+                probs.append("SIW2-DEC-1: 24 octets after the region that are no log "
+                             "update siw2 sends: type 0x%04x rsvd 0x%x stag 0x%x to 0x%x, "
+                             "want type 0x%04x rsvd 0, an 8-aligned TO" %
+                             (typ, rsvd, lstag, lto, LOG_EXT))
+            else:
+                logs += 1
         if d["inval"]:
             probs.append("COMMIT-HDR-2: Request with Invalidate STag 0x%x, siw2 sends 0"
                          % d["inval"])
@@ -503,8 +587,9 @@ def commit_wire_problems(client, server, rv=2):
                      ([i for i, _ in got], ids))
     if any(st for _, st in got):
         probs.append("COMMIT-HDR-6: a non-zero Status %s" % [st for _, st in got])
-    return probs, "%d FPDUs, %d QN 1 requests, %d Commit Requests, %d Responses, all CRCs " \
-        "checked" % (len(cf) + len(sf), len(q1), len(reqs), len(got))
+    return probs, "%d FPDUs, %d QN 1 requests, %d Commit Requests (%d with a log update), " \
+        "%d Responses, all CRCs checked" % (len(cf) + len(sf), len(q1), len(reqs), logs,
+                                            len(got))
 
 
 def commit_wire(path):
@@ -557,19 +642,32 @@ def selftest():
         ok = (len(probs) == 0) == (nbad == 0)
         print("%s wire %s: %s" % ("ok  " if ok else "FAIL", name, "; ".join(probs) or summary))
         fails += not ok
-    def creq(msn, req_id, inval=0):
-        u = commit_req(2, msn, req_id, 0x100, 64, 0)
+    def creq(msn, req_id, inval=0, extra=b""):
+        u = commit_req(2, msn, req_id, 0x100, 64, 0, extra)
         return u[:2] + struct.pack(">I", inval) + u[6:]
 
     rep = mp.build_rr(mp.KEY_REP, rev=2, s=1, caps=CAP_V2 | CAP_COMMIT | CAP_ACK,
                       pd=mp.enh_data(16, 16))
+    r1, r2 = commit_resp(2, 1, 1, 0), commit_resp(2, 2, 2, 0)
+    # (name, client ULPDUs, server ULPDUs, the rule a problem must name or None)
     ccases = [
-        ("right", [creq(1, 1), creq(2, 2)], [commit_resp(2, 1, 1, 0), commit_resp(2, 2, 2, 0)], 0),
-        ("a non-zero Invalidate STag", [creq(1, 1, 5)], [commit_resp(2, 1, 1, 0)], 1),
-        ("a Response with another identifier", [creq(1, 1)], [commit_resp(2, 1, 7, 0)], 1),
-        ("a bad CRC", [creq(1, 1)], [commit_resp(2, 1, 1, 0)], 1),
+        ("right", [creq(1, 1), creq(2, 2)], [r1, r2], None),
+        ("right, with a log update",
+         [creq(1, 1), creq(2, 2, extra=commit_log(0x100, LOG_OFF, LOG_VALUE))], [r1, r2], None),
+        ("a non-zero Invalidate STag", [creq(1, 1, 5)], [r1], "COMMIT-HDR-2"),
+        ("a Response with another identifier", [creq(1, 1)], [commit_resp(2, 1, 7, 0)],
+         "COMMIT-HDR-6"),
+        ("a bad CRC", [creq(1, 1)], [r1], "CRC bad"),
+        ("8 octets after the region", [creq(1, 1, extra=bytes(8))], [r1], "COMMIT-HDR-1/5/7"),
+        ("a 62-octet Request of type 0x8002",
+         [creq(1, 1, extra=commit_log(0x100, LOG_OFF, LOG_VALUE, typ=0x8002))], [r1],
+         "SIW2-DEC-1"),
+        ("a log update with rsvd 1",
+         [creq(1, 1, extra=commit_log(0x100, LOG_OFF, LOG_VALUE, rsvd=1))], [r1], "SIW2-DEC-1"),
+        ("a log update at a misaligned TO",
+         [creq(1, 1, extra=commit_log(0x100, LOG_OFF + 4, LOG_VALUE))], [r1], "SIW2-DEC-1"),
     ]
-    for name, cu, su, nbad in ccases:
+    for name, cu, su, rule in ccases:
         fpdus = [mp.build_fpdu(u, crc=True) for u in cu]
         if name == "a bad CRC":
             fpdus[0] = mp.corrupt_crc(fpdus[0])
@@ -577,7 +675,7 @@ def selftest():
             b"".join(fpdus)
         ss = rep + b"".join(mp.build_fpdu(u, crc=True) for u in su)
         probs, summary = commit_wire_problems(cs, ss)
-        ok = (len(probs) == 0) == (nbad == 0)
+        ok = not probs if rule is None else any(rule in p for p in probs)
         print("%s commit-wire %s: %s" % ("ok  " if ok else "FAIL", name, "; ".join(probs) or summary))
         fails += not ok
     text = "Node 0: a\nNode 1: b\n0102\n\taabb\n03\n====\n"
