@@ -838,6 +838,21 @@ void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
 	}
 }
 
+/* An RDMA Commit entry, or NULL; it names no local buffer. */
+static struct siw2_sq_wqe *wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint32_t len)
+{
+	struct siw2_sq_wqe *e = wr_ext(qpx, SIW2_SQ_OP_FLUSH, rkey,
+					  remote_addr);
+
+	if (e) {
+		e->commit.len = len;
+		/* So no data setter can name one. */
+		to_sqp_ex(qpx)->wr_cur = NULL;
+	}
+	return e;
+}
+
 /**
  * siw2_wr_commit - start an RDMA Commit work request
  * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
@@ -847,13 +862,34 @@ void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
 void siw2_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
 		    uint64_t remote_addr, uint32_t len)
 {
-	struct siw2_sq_wqe *e = wr_ext(qpx, SIW2_SQ_OP_FLUSH, rkey,
-					  remote_addr);
+	wr_commit(qpx, rkey, remote_addr, len);
+}
 
+/**
+ * siw2_wr_commit_log - start an RDMA Commit with a log update
+ * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
+ * @rkey: remote STag; @remote_addr: the range's first octet
+ * @len: octets of the range (0: nothing to commit)
+ * @log_rkey: remote STag of the log word; @log_addr: the word, 8-byte
+ *	aligned (else the work request fails with EINVAL)
+ * @value: stored there, its bytes as they lie in memory (SIW2-DEC-1)
+ */
+void siw2_wr_commit_log(struct ibv_qp_ex *qpx, uint32_t rkey,
+			uint64_t remote_addr, uint32_t len,
+			uint32_t log_rkey, uint64_t log_addr, uint64_t value)
+{
+	struct siw2_sq_wqe *e;
+
+	if (log_addr & 7) {
+		wr_fail(to_sqp_ex(qpx), EINVAL);
+		return;
+	}
+	e = wr_commit(qpx, rkey, remote_addr, len);
 	if (e) {
-		e->commit_len = len;
-		/* It has no local buffer the data setters could name. */
-		to_sqp_ex(qpx)->wr_cur = NULL;
+		e->commit.flags = SIW2_COMMIT_F_LOG;
+		e->commit.log_stag = log_rkey;
+		e->commit.log_to = log_addr;
+		e->commit.log_value = value;
 	}
 }
 

@@ -94,6 +94,16 @@ SIW2_EXPORT void siw2dv_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
 		siw2_wr_commit(qpx, rkey, remote_addr, len);
 }
 
+SIW2_EXPORT void siw2dv_wr_commit_log(struct ibv_qp_ex *qpx, uint32_t rkey,
+				      uint64_t remote_addr, uint32_t len,
+				      uint32_t log_rkey, uint64_t log_addr,
+				      uint64_t value)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_commit_log(qpx, rkey, remote_addr, len, log_rkey,
+				   log_addr, value);
+}
+
 SIW2_EXPORT void siw2dv_wr_masked_atomic_fetch_add(struct ibv_qp_ex *qpx,
 						   uint32_t rkey,
 						   uint64_t remote_addr,

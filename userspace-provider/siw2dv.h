@@ -28,7 +28,8 @@ extern "C" {
  *    siw2dv_wr_rdma_write_imm64(), siw2dv_wr_send_inv_imm(),
  *    siw2dv_cq_read_imm(); masked atomics:
  *    siw2dv_wr_masked_atomic_fetch_add(), siw2dv_wr_masked_atomic_cmp_swp()
- * 3: RDMA Commit: siw2dv_wr_commit(), SIW2DV_ACCESS_FLUSH_*,
+ * 3: RDMA Commit: siw2dv_wr_commit(), siw2dv_wr_commit_log(),
+ *    SIW2DV_ACCESS_FLUSH_*,
  *    SIW2DV_WC_COMMIT, SIW2DV_COMMIT_STATUS_*
  */
 #define SIW2DV_VERSION 3
@@ -126,6 +127,24 @@ enum {
 };
 void siw2dv_wr_commit(struct ibv_qp_ex *qp, uint32_t rkey,
 		      uint64_t remote_addr, uint32_t len);
+
+/*
+ * A Commit with a log update (siw2's own extension of the draft's
+ * optional follow-on data, SIW2-DEC-1): once the range is durable, the
+ * peer stores the 8 bytes of @value, as they lie in this process's
+ * memory, at @log_addr of its STag @log_rkey in one aligned store and
+ * makes them durable too, before it answers. If the commit fails, the
+ * word is left alone. @log_addr must be 8-byte aligned (else
+ * ibv_wr_complete() fails with EINVAL) and the word needs REMOTE_WRITE.
+ * A bad log word (unknown STag, no rights, out of bounds, misaligned in
+ * the peer's memory) ends the connection like a bad range. A peer
+ * without the extension answers SIW2DV_COMMIT_STATUS_LIMIT and stores
+ * nothing.
+ */
+void siw2dv_wr_commit_log(struct ibv_qp_ex *qp, uint32_t rkey,
+			  uint64_t remote_addr, uint32_t len,
+			  uint32_t log_rkey, uint64_t log_addr,
+			  uint64_t value);
 
 /*
  * The completion at the cursor of @cq (between ibv_start_poll() and

@@ -222,6 +222,8 @@ struct siw2_rqe {
  * @imm: *_WITH_IMM: the 8 octets of Immediate Data, big-endian number
  * @inv_imm: IB_WR_SEND_WITH_IMM that also invalidates @inv_stag (a Send
  *	with Invalidate and Immediate Data; no verb, the ring's own opcode)
+ * @commit_log: RDMA Commit: @log follows its region (SIW2-DEC-1)
+ * @log: RDMA Commit: the log update, if @commit_log
  * @state: SIW2_SQE_* (siw2_dp.h), under the SQ lock
  * @status: completion status once @state is SIW2_SQE_DONE
  */
@@ -241,6 +243,8 @@ struct siw2_sqe {
 	struct siw2_atomic_op atomic;
 	u64 imm;
 	bool inv_imm;
+	bool commit_log;
+	struct siw2_commit_log_info log;
 	u8 state;
 	bool bad;	/* a ring entry that failed its checks */
 	enum ib_wc_status status;

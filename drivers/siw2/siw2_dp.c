@@ -205,7 +205,10 @@ void siw2_irq_drop(struct siw2_qp *qp)
 	while ((e = siw2_irq_head(qp))) {
 		if (e->mr)
 			siw2_mr_put(e->mr);
+		if (e->log_mr)
+			siw2_mr_put(e->log_mr);
 		e->mr = NULL;
+		e->log_mr = NULL;
 		siw2_irq_pop(qp);
 	}
 	qp->irq_head = 0;

@@ -104,6 +104,9 @@ struct siw2_orqe {
  * @aop: Atomic: the operation, executed when its response is made
  * @status: Commit: a Status already decided at arrival (DEC-13), or 0
  * @inv_stag: Commit: the STag to invalidate after success (DEC-20), or 0
+ * @log_mr: Commit: the MR of its log update (SIW2-DEC-1), referenced; NULL
+ *	for none
+ * @log: Commit: that log update, checked (bounds, rights, alignment)
  */
 struct siw2_irqe {
 	u8 op;
@@ -116,6 +119,8 @@ struct siw2_irqe {
 	struct siw2_atomic_op aop;
 	u32 status;
 	u32 inv_stag;
+	struct siw2_mr *log_mr;
+	struct siw2_commit_log_info log;
 };
 
 /* What the TX engine is sending. */
@@ -238,6 +243,7 @@ enum siw2_rx_sink {
 	SIW2_RX_SINK_RQE,	/* untagged Send: the receive's SGEs */
 	SIW2_RX_SINK_TERM,	/* a Terminate's payload: @term_buf */
 	SIW2_RX_SINK_RV2,	/* a Read V2 Response: the Read's SGEs */
+	SIW2_RX_SINK_CTAIL,	/* a Commit's log update: @ctail */
 };
 
 /**
@@ -264,6 +270,8 @@ enum siw2_rx_sink {
  * @feat: the optional messages the connection negotiated, SIW2_DDP_FEAT_*
  *	(siw2_ddp_decode() @feat)
  * @term_buf: a received Terminate's payload, @term_have octets
+ * @ctail: the octets after a Commit Request's region when they can be a
+ *	log update (SIW2-DEC-1), @ctail_have of them
  * @first_seen: an FPDU arrived (MPA fencing of a client-server Responder)
  * @msgs: messages whose last segment's header came in (the TX doorbell
  *	compares it)
@@ -302,6 +310,8 @@ struct siw2_rx {
 	u8 feat;
 	u8 term_buf[SIW2_TERM_PAYLOAD_MAX];
 	u32 term_have;
+	u8 ctail[sizeof(struct siw2_rdmap_commit_log)];
+	u32 ctail_have;
 	bool first_seen;
 	u32 msgs;
 	struct siw2_sge rv2_sge[SIW2_MAX_SGE];

@@ -638,11 +638,13 @@ static int siw2_copy_inline(struct siw2_qp *qp, u8 *dst,
 
 /*
  * Fill the SQ slot @sqe (ring index @slot) from @wr; @ibuf: inline data;
- * @commit_len: an RDMA Commit's range length.
+ * @commit_len: an RDMA Commit's range length, @log: its log update or
+ * NULL.
  */
 static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 			  const struct ib_send_wr *wr, const u8 *ibuf,
-			  u32 commit_len)
+			  u32 commit_len,
+			  const struct siw2_commit_log_info *log)
 {
 	u32 rules = siw2_wr_rules_of(wr->opcode);
 	u32 i;
@@ -674,8 +676,12 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
 	if (rules & SIW2_WRF_INV)
 		sqe->inv_stag = wr->ex.invalidate_rkey;
-	if (rules & SIW2_WRF_COMMIT)
+	if (rules & SIW2_WRF_COMMIT) {
 		sqe->len = commit_len;
+		sqe->commit_log = log;
+		if (log)
+			sqe->log = *log;
+	}
 	if (rules & SIW2_WRF_KVERB) {
 		sqe->reg_mr = to_siw2_mr(reg_wr(wr)->mr);
 		sqe->reg_key = reg_wr(wr)->key;
@@ -729,7 +735,8 @@ static int siw2_rq_doorbell(struct siw2_qp *qp)
  * completes at once, flushed. Sets *@posted when it was queued.
  */
 static int siw2_sq_post(struct siw2_qp *qp, const struct ib_send_wr *wr,
-			const u8 *ibuf, u32 commit_len, bool *posted)
+			const u8 *ibuf, u32 commit_len,
+			const struct siw2_commit_log_info *log, bool *posted)
 {
 	struct siw2_sqe *sqe;
 	unsigned long flags;
@@ -751,7 +758,7 @@ static int siw2_sq_post(struct siw2_qp *qp, const struct ib_send_wr *wr,
 		} else {
 			siw2_sqe_fill(qp, sqe,
 				      siw2_wq_slot(&qp->sq, qp->sq.count),
-				      wr, ibuf, commit_len);
+				      wr, ibuf, commit_len, log);
 			siw2_wq_push(&qp->sq);
 			*posted = true;
 		}
@@ -807,7 +814,7 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (!rv && (wr->send_flags & IB_SEND_INLINE))
 			rv = siw2_copy_inline(qp, ibuf, wr);
 		if (!rv)
-			rv = siw2_sq_post(qp, wr, ibuf, 0, &posted);
+			rv = siw2_sq_post(qp, wr, ibuf, 0, NULL, &posted);
 		if (rv)
 			break;
 	}
@@ -825,6 +832,9 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * @rkey: the peer's STag of the range
  * @raddr: the range's first octet (tagged offset)
  * @len: octets, 0 commits nothing (DEC-12)
+ * @log: NULL, or a log update: once the range is durable, the peer
+ *	stores the 8 octets of @log->value at @log->raddr (8-octet aligned)
+ *	of @log->rkey and makes them durable too (SIW2-DEC-1)
  * @send_flags: IB_SEND_SIGNALED, IB_SEND_FENCE
  *
  * The kernel's IB_WR_FLUSH has no work request structure that carries a
@@ -834,11 +844,12 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * Status in vendor_err if it could not (the QP stays in RTS, DEC-13).
  *
  * Return: 0, -EOPNOTSUPP when the peer did not negotiate Commit, -EINVAL
- * for a QP of user space or unknown flags, -ENOTCONN before RTS, -ENOMEM
- * when the send queue is full.
+ * for a QP of user space, unknown flags or a misaligned log word,
+ * -ENOTCONN before RTS, -ENOMEM when the send queue is full.
  */
 int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
-		     u32 len, int send_flags)
+		     u32 len, const struct siw2_commit_log *log,
+		     int send_flags)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	struct ib_rdma_wr wr = {
@@ -850,16 +861,24 @@ int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
 		.remote_addr = raddr,
 		.rkey = rkey,
 	};
+	struct siw2_commit_log_info li = {};
 	bool posted = false;
 	int rv;
 
 	/* Only a siw2 QP is a struct siw2_qp. */
 	if (ibqp->device->ops.post_send != siw2_post_send || ibqp->uobject ||
-	    (send_flags & ~(IB_SEND_SIGNALED | IB_SEND_FENCE)))
+	    (send_flags & ~(IB_SEND_SIGNALED | IB_SEND_FENCE)) ||
+	    (log && (log->raddr & 7)))
 		return -EINVAL;
+	if (log) {
+		li.stag = log->rkey;
+		li.to = log->raddr;
+		li.value = log->value;
+	}
 	rv = siw2_wr_check(qp, IB_WR_FLUSH, false, 0, len);
 	if (!rv)
-		rv = siw2_sq_post(qp, &wr.wr, NULL, len, &posted);
+		rv = siw2_sq_post(qp, &wr.wr, NULL, len, log ? &li : NULL,
+				  &posted);
 	siw2_sq_posted(qp, posted);
 	return rv;
 }

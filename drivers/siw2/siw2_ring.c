@@ -157,6 +157,20 @@ static enum ib_wr_opcode siw2_sq_ring_op(u8 op)
  * entry is queued as bad and fails its QP when the TX engine reaches it
  * (IB_WC_LOC_QP_OP_ERR).
  */
+/*
+ * A Commit's log update names an 8-octet aligned word (SIW2-DEC-1); with
+ * none, its fields are 0.
+ */
+static bool siw2_sq_commit_ok(const struct siw2_sq_wqe *e)
+{
+	if (e->commit.flags & ~SIW2_COMMIT_F_LOG)
+		return false;
+	if (e->commit.flags & SIW2_COMMIT_F_LOG)
+		return !(e->commit.log_to & 7);
+	return !e->commit.log_to && !e->commit.log_value &&
+	       !e->commit.log_stag;
+}
+
 static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 {
 	u32 r = siw2_wr_rules(e->opcode);
@@ -168,19 +182,22 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 	    e->flags & ~SIW2_WQE_FLAGS ||
 	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
 		return false;
-	/* Operands only where the opcode has them (imm, commit_len: compare_add). */
-	if (!(r & SIW2_WRF_ATOMIC) &&
-	    ((e->atomic.compare_add &&
-	      !(r & (SIW2_WRF_IMM | SIW2_WRF_COMMIT))) ||
-	     e->atomic.swap || e->atomic.compare_add_mask ||
-	     e->atomic.swap_mask))
+	/* Operands only where the opcode has them (imm: compare_add). */
+	if (r & SIW2_WRF_COMMIT) {
+		if (!siw2_sq_commit_ok(e))
+			return false;
+	} else if (!(r & SIW2_WRF_ATOMIC) &&
+		   ((e->atomic.compare_add && !(r & SIW2_WRF_IMM)) ||
+		    e->atomic.swap || e->atomic.compare_add_mask ||
+		    e->atomic.swap_mask)) {
 		return false;
+	}
 	if (inl)
 		len = e->inline_len;
 	for (i = 0; i < e->num_sge; i++)
 		len += e->sge[i].length;
 	if (r & SIW2_WRF_COMMIT)
-		len = e->commit_len;
+		len = e->commit.len;
 	return !siw2_wr_check(qp, e->opcode, inl, e->num_sge, len);
 }
 
@@ -218,8 +235,13 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	}
 	sqe->num_sge = e->num_sge;
 	sqe->len = siw2_ring_sge_copy(sqe->sge, e->sge, e->num_sge);
-	if (siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT)
-		sqe->len = e->commit_len;	/* checked: <= U32_MAX */
+	if (siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT) {
+		sqe->len = e->commit.len;	/* checked: <= U32_MAX */
+		sqe->commit_log = e->commit.flags & SIW2_COMMIT_F_LOG;
+		sqe->log.stag = e->commit.log_stag;
+		sqe->log.to = e->commit.log_to;
+		sqe->log.value = e->commit.log_value;
+	}
 }
 
 static void siw2_rq_fill(struct siw2_wq *wq, u32 slot, const void *entry)

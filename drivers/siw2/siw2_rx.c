@@ -433,18 +433,35 @@ static void siw2_rx_begin_atomic_req(struct siw2_qp *qp)
 			    SIW2_TERM_RDMAP_CATASTROPHIC);
 }
 
+/* A Commit's range: REMOTE_WRITE on [TO, TO + Length), if any (DEC-12). */
+static bool siw2_rx_commit_range(struct siw2_qp *qp)
+{
+	struct siw2_rx *rx = &qp->rx;
+	struct siw2_ddp_info *in = &rx->info;
+	enum siw2_mem_err err;
+
+	if (!in->sink_len)
+		return true;
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, in->sink_stag,
+			     in->sink_to, in->sink_len, IB_ACCESS_REMOTE_WRITE,
+			     &rx->mr);
+	if (err)
+		siw2_rx_read_err(rx, err);
+	return !err;
+}
+
 /*
  * RDMA Commit Request (COMMIT-HDR-3, COMMIT-VAL-1): QN 1 sequence, then
  * the range: REMOTE_WRITE on [TO, TO + Length) of an STag of this
  * stream's PD (COMMIT-ACC-1, DEC-10), or nothing for Length 0 (DEC-12).
- * A Request with more than the one region is answered with Status 2,
- * not a Terminate (AMB-14): its extra octets are skipped.
+ * Octets after the region that can be a log update (SIW2-DEC-1) are
+ * kept and checked with the range at the end of the segment; any others
+ * are skipped, and the Request answered with Status 2 (AMB-14).
  */
 static void siw2_rx_begin_commit_req(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 	struct siw2_ddp_info *in = &rx->info;
-	enum siw2_mem_err err;
 
 	if (in->msn != rx->msn_expect[SIW2_QN_READ_REQ]) {
 		siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
@@ -452,13 +469,51 @@ static void siw2_rx_begin_commit_req(struct siw2_qp *qp)
 			    SIW2_TERM_DDP_U_MSN_RANGE);
 		return;
 	}
-	if (in->payload_len || !in->sink_len)
-		return;
-	err = siw2_mr_lookup(qp->sdev, qp->base.pd, in->sink_stag,
-			     in->sink_to, in->sink_len, IB_ACCESS_REMOTE_WRITE,
-			     &rx->mr);
-	if (err)
+	rx->ctail_have = 0;
+	if (in->payload_len == sizeof(rx->ctail))
+		rx->sink = SIW2_RX_SINK_CTAIL;
+	else if (!in->payload_len)
+		siw2_rx_commit_range(qp);
+}
+
+/*
+ * The octets after a Commit Request's region are in. A log update
+ * (SIW2-DEC-1) needs its range and a log word it may store to in one
+ * aligned 8-octet store (COMMIT-ATOM-2): REMOTE_WRITE on [TO, TO + 8) of
+ * an STag of this stream's PD (DEC-10), 8-octet aligned in memory, else
+ * 0/2/0x07 as for a misaligned Atomic (EXT-ERR-6). Anything else gets
+ * Status 2 in @status (AMB-14). Takes @log_mr's reference.
+ * Return: false if the stream ends instead.
+ */
+static bool siw2_rx_commit_tail(struct siw2_qp *qp,
+				struct siw2_commit_log_info *log,
+				struct siw2_mr **log_mr, u32 *status)
+{
+	struct siw2_rx *rx = &qp->rx;
+	enum siw2_mem_err err;
+	void *kaddr;
+
+	if (!siw2_commit_log_decode(rx->ctail, rx->ctail_have, log)) {
+		*status = SIW2_COMMIT_ST_LIMITS;
+		return true;
+	}
+	if (!siw2_rx_commit_range(qp))
+		return false;
+	err = siw2_mr_lookup(qp->sdev, qp->base.pd, log->stag, log->to,
+			     sizeof(u64), IB_ACCESS_REMOTE_WRITE, log_mr);
+	if (err) {
 		siw2_rx_read_err(rx, err);
+		return false;
+	}
+	siw2_mr_kaddr(*log_mr, log->to, sizeof(u64), &kaddr);
+	if ((unsigned long)kaddr & 7) {
+		siw2_mr_put(*log_mr);
+		*log_mr = NULL;
+		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,
+			    SIW2_TERM_RDMAP_CATASTROPHIC);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -788,6 +843,18 @@ static int siw2_rx_to_term(struct siw2_qp *qp, struct sk_buff *skb,
 	return len;
 }
 
+/* A Commit's log update; begin chose this for sizeof(ctail) octets. */
+static int siw2_rx_to_ctail(struct siw2_qp *qp, struct sk_buff *skb,
+			    unsigned int off, u32 len)
+{
+	struct siw2_rx *rx = &qp->rx;
+
+	if (siw2_rx_copy(qp, skb, off, rx->ctail + rx->ctail_have, len))
+		return -EFAULT;
+	rx->ctail_have += len;
+	return len;
+}
+
 static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
 				 unsigned int off, size_t len)
 {
@@ -815,6 +882,9 @@ static int siw2_rx_stage_payload(struct siw2_qp *qp, struct sk_buff *skb,
 	case SIW2_RX_SINK_RV2:
 		rv = siw2_rx_to_sgl(qp, skb, off, n, rx->rv2_sge, rx->rv2_mr,
 				    &rx->rv2_si, &rx->rv2_soff);
+		break;
+	case SIW2_RX_SINK_CTAIL:
+		rv = siw2_rx_to_ctail(qp, skb, off, n);
 		break;
 	default:
 		rv = siw2_rx_skip(qp, skb, off, n);
@@ -969,8 +1039,14 @@ static void siw2_rx_end_qn1_req(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 	struct siw2_ddp_info *in = &rx->info;
+	struct siw2_commit_log_info log = {};
+	struct siw2_mr *log_mr = NULL;
 	struct siw2_irqe *e;
+	u32 status = 0;
 
+	if (in->opcode == SIW2_OP_COMMIT_REQ && in->payload_len &&
+	    !siw2_rx_commit_tail(qp, &log, &log_mr, &status))
+		return;
 	spin_lock_bh(&qp->irq_lock);
 	e = siw2_irq_push(qp);
 	if (e) {
@@ -979,14 +1055,16 @@ static void siw2_rx_end_qn1_req(struct siw2_qp *qp)
 		rx->mr = NULL;	/* the IRQ entry owns the reference now */
 		e->status = 0;
 		e->inv_stag = 0;
+		e->log_mr = log_mr;
+		log_mr = NULL;
 		if (in->opcode == SIW2_OP_COMMIT_REQ) {
 			e->src_to = in->sink_to;
 			e->len = in->sink_len;
 			e->req_id = in->req_id;
 			e->inv_stag = in->inval_stag;
-			/* More than one region (AMB-14, COMMIT-VAL-2). */
-			if (in->payload_len)
-				e->status = SIW2_COMMIT_ST_LIMITS;
+			e->log = log;
+			/* Not one region (AMB-14, COMMIT-VAL-2). */
+			e->status = status;
 		} else if (in->opcode == SIW2_OP_ATOMIC_REQ) {
 			e->src_to = in->atomic_to;
 			e->req_id = in->req_id;
@@ -1003,6 +1081,8 @@ static void siw2_rx_end_qn1_req(struct siw2_qp *qp)
 		}
 	}
 	spin_unlock_bh(&qp->irq_lock);
+	if (log_mr)
+		siw2_mr_put(log_mr);
 	if (!e) {
 		/* More than the IRD we granted (BASE-RDMAP-5). */
 		siw2_rx_err(rx, SIW2_TERM_LAYER_RDMAP, SIW2_TERM_ETYPE_REMOTE_OP,

@@ -178,6 +178,25 @@ TRACE_EVENT(siw2_dp_commit,
 		      __entry->qpn, __entry->req_id, __entry->to,
 		      __entry->len, __entry->lines, __entry->status));
 
+/*
+ * A Commit's log update stored (SIW2-DEC-1): @lines is 1 when its word
+ * was written back, 0 when its MR is not durable.
+ */
+TRACE_EVENT(siw2_dp_commit_log,
+	    TP_PROTO(u32 qpn, u32 req_id, u64 to, u32 lines),
+	    TP_ARGS(qpn, req_id, to, lines),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, req_id)
+			     __field(u64, to)
+			     __field(u32, lines)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->req_id = req_id;
+			   __entry->to = to;
+			   __entry->lines = lines;),
+	    TP_printk("qp=%u commit log req_id %u to 0x%llx lines %u",
+		      __entry->qpn, __entry->req_id, __entry->to,
+		      __entry->lines));
+
 DECLARE_EVENT_CLASS(siw2_cep_why_class,
 		    TP_PROTO(u32 id, const char *why),
 		    TP_ARGS(id, why),

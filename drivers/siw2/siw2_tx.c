@@ -106,7 +106,10 @@ static void siw2_tx_put_irqe(struct siw2_tx *tx)
 {
 	if (tx->irqe.mr)
 		siw2_mr_put(tx->irqe.mr);
+	if (tx->irqe.log_mr)
+		siw2_mr_put(tx->irqe.log_mr);
 	tx->irqe.mr = NULL;
+	tx->irqe.log_mr = NULL;
 	tx->nsrc = 0;
 }
 
@@ -499,13 +502,31 @@ static u32 siw2_cache_lines(const void *p, u32 n)
 }
 
 /*
+ * A Commit's log update, once its commit succeeded (SIW2-DEC-1,
+ * COMMIT-ATOM-2): one aligned 8-octet store (RX checked the alignment),
+ * then the word's cache line written back if its MR is durable.
+ * Return: the lines written back.
+ */
+static u32 siw2_tx_commit_log(const struct siw2_irqe *e)
+{
+	void *kaddr;
+
+	siw2_mr_kaddr(e->log_mr, e->log.to, sizeof(u64), &kaddr);
+	WRITE_ONCE(*(u64 *)kaddr, e->log.value);
+	if (!(READ_ONCE(e->log_mr->access) & IB_ACCESS_FLUSH_PERSISTENT))
+		return 0;
+	arch_wb_cache_pmem(kaddr, sizeof(u64));
+	return 1;
+}
+
+/*
  * Make the range of the RDMA Commit at the head of the IRQ durable, then
  * its response (COMMIT-DUR-1). Placement is synchronous, so every Write
  * that came before the Commit is in memory now (COMMIT-ORD-1). A durable
  * MR has the CPU cache lines of exactly its range written back; any
  * other range only becomes globally visible (COMMIT-DUR-4, DEC-14). RX
- * checked STag, rights and bounds (COMMIT-ACC-1). Return: false if the
- * stream ended instead (DEC-20).
+ * checked STag, rights and bounds (COMMIT-ACC-1). A log update follows
+ * the commit. Return: false if the stream ended instead (DEC-20).
  */
 static bool siw2_tx_commit_exec(struct siw2_qp *qp)
 {
@@ -525,6 +546,13 @@ static bool siw2_tx_commit_exec(struct siw2_qp *qp)
 	}
 	/* Ordered before the Response leaves (and before any later store). */
 	wmb();
+	/* The log word only once the range is durable (COMMIT-ATOM-2). */
+	if (!e->status && e->log_mr) {
+		n = siw2_tx_commit_log(e);
+		wmb();	/* the word's write-back before the Response */
+		trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
+					 n);
+	}
 	/* DEC-20: an Invalidate STag only after a successful commit. */
 	if (!e->status && e->inv_stag &&
 	    siw2_mr_invalidate(qp->sdev, qp->base.pd, e->inv_stag)) {
@@ -549,9 +577,10 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 	spin_lock_bh(&qp->irq_lock);
 	e = siw2_irq_head(qp);
 	if (e) {
-		/* The engine owns the source MR's reference from now on. */
+		/* The engine owns the MR references from now on. */
 		tx->irqe = *e;
 		e->mr = NULL;
+		e->log_mr = NULL;
 	}
 	spin_unlock_bh(&qp->irq_lock);
 	if (!e)
@@ -767,7 +796,12 @@ static u32 siw2_tx_hdr_untagged(struct siw2_tx *tx, void *p, u16 ctrl,
 		cr->sink_stag = cpu_to_be32(w->rkey);
 		cr->sink_len = cpu_to_be32(w->len);
 		cr->sink_to = cpu_to_be64(w->raddr);
-		return siw2_tx_hdr_len(tx, false);
+		if (!w->commit_log)
+			return siw2_tx_hdr_len(tx, false);
+		/* Its log update follows the region (SIW2-DEC-1). */
+		siw2_commit_log_encode(cr + 1, &w->log);
+		return siw2_tx_hdr_len(tx, false) +
+		       sizeof(struct siw2_rdmap_commit_log);
 	case SIW2_OP_COMMIT_RESP:
 		/* COMMIT-HDR-6: the Request's identifier and the outcome. */
 		cs->orig_req_id = cpu_to_be32(tx->irqe.req_id);

@@ -22,7 +22,21 @@ enum {
 	SIW2_COMMIT_STATUS_RETRY = 3,	/* transient: may be retried */
 };
 
+/**
+ * struct siw2_commit_log - a Commit's log update (siw2's own, SIW2-DEC-1)
+ * @rkey: the peer's STag of the log word
+ * @raddr: its tagged offset, 8-octet aligned
+ * @value: the 8 octets stored there as they lie in memory, after the
+ *	Commit's range is durable, and made durable too
+ */
+struct siw2_commit_log {
+	u32 rkey;
+	u64 raddr;
+	u64 value;
+};
+
 int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
-		     u32 len, int send_flags);
+		     u32 len, const struct siw2_commit_log *log,
+		     int send_flags);
 
 #endif /* SIW2_KAPI_H */

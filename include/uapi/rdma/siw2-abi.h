@@ -147,6 +147,17 @@ enum {
  *
  * Every other opcode leaves @atomic (and so @imm) zero.
  */
+/*
+ * FLUSH (an RDMA Commit) names its range with @raddr, @rkey and
+ * @commit.len. With SIW2_COMMIT_F_LOG the peer then stores the 8 octets
+ * of @commit.log_value at @commit.log_to of @commit.log_stag and makes
+ * them durable, after the range (siw2's log update, SIW2-DEC-1);
+ * without it the log fields are 0.
+ */
+enum {
+	SIW2_COMMIT_F_LOG = 1 << 0,
+};
+
 /* siw2_sq_wqe.opcode beyond the IB_UVERBS_WR_* values (no verb has it) */
 enum {
 	/* Send with Invalidate and Immediate Data (RDMAP v2), @inv_stag + @imm */
@@ -170,7 +181,13 @@ struct siw2_sq_wqe {
 			__aligned_u64 swap_mask;
 		} atomic;
 		__aligned_u64 imm;
-		__aligned_u64 commit_len;	/* FLUSH: octets, <= U32_MAX */
+		struct {
+			__aligned_u64 len;	/* octets, <= U32_MAX */
+			__aligned_u64 log_to;	/* 8-octet aligned */
+			__aligned_u64 log_value;	/* stored as is */
+			__u32 log_stag;
+			__u32 flags;		/* SIW2_COMMIT_F_* */
+		} commit;
 	};
 	struct siw2_ring_sge sge[];
 };

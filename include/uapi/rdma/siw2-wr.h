@@ -101,8 +101,9 @@ static inline __u32 siw2_wr_rules(__u32 op)
 		[SIW2_SQ_OP_MASKED_ATOMIC_FETCH_AND_ADD] = SIW2_WRF_ATOMIC_OP |
 							   SIW2_WRF_DV,
 		/*
-		 * A range (raddr, rkey, commit_len) made durable by the peer;
-		 * no local buffer. rdma-core 44 has no flush verb: siw2dv.
+		 * A range (raddr, rkey, commit.len) made durable by the peer,
+		 * and its log update; no local buffer. rdma-core 44 has no
+		 * flush verb: siw2dv.
 		 */
 		[SIW2_SQ_OP_FLUSH] = SIW2_WRF_OK | SIW2_WRF_COMMIT |
 				     SIW2_WRF_REMOTE | SIW2_WRF_ORQ |
