@@ -31,6 +31,9 @@
  *               and an RDMA Commit of it through siw2_post_commit()
  *               complete, the Commit as IB_WC_FLUSH; with commit=0 the
  *               post fails with -EOPNOTSUPP (DEC-4)
+ *   commit-log  (commit=1) a Commit with a log update (SIW2-DEC-1): a
+ *               misaligned log word is refused (-EINVAL), an aligned one
+ *               reads back as the value after the Commit completed
  */
 
 #include <linux/completion.h>
@@ -481,6 +484,35 @@ static void kx_read_step(void)
 	CHECK(!rv && same, "read into %d SGE(s) (rv %d)", wr.wr.num_sge, rv);
 }
 
+/*
+ * A Commit with a log update (SIW2-DEC-1): a misaligned log word is
+ * refused at post time; an aligned one holds the value once the Commit
+ * completed, read back.
+ */
+static void kx_commit_log_step(void)
+{
+	struct siw2_commit_log log = {
+		.rkey = peer.rkey, .raddr = peer.addr + 5124,
+		.value = 0x0123456789abcdefULL,
+	};
+	struct ib_wc wc = {};
+	int rv;
+
+	kx_seed(5120, 0);
+	rv = siw2_post_commit(kx_id->qp, 10, peer.rkey, peer.addr + 4096, 1000,
+			      &log, IB_SEND_SIGNALED);
+	CHECK(rv == -EINVAL, "commit-log misaligned word refused (rv %d)", rv);
+	log.raddr = peer.addr + 5120;
+	rv = siw2_post_commit(kx_id->qp, 11, peer.rkey, peer.addr + 4096, 1000,
+			      &log, IB_SEND_SIGNALED);
+	if (!rv && !kx_poll(&wc))
+		rv = -ETIMEDOUT;
+	CHECK(!rv && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_FLUSH &&
+	      wc.wr_id == 11 && kx_peek(5120) == log.value,
+	      "commit-log: the log word holds 0x%llx (rv %d, status %d)",
+	      kx_peek(5120), rv, wc.status);
+}
+
 static void kx_commit_step(void)
 {
 	struct ib_rdma_wr fw = {
@@ -494,20 +526,21 @@ static void kx_commit_step(void)
 	CHECK(rv == -EOPNOTSUPP, "flush-wr IB_WR_FLUSH refused (rv %d)", rv);
 	if (!commit) {
 		rv = siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
-				      1000, IB_SEND_SIGNALED);
+				      1000, NULL, IB_SEND_SIGNALED);
 		CHECK(rv == -EOPNOTSUPP,
 		      "commit refused without negotiation (rv %d)", rv);
 		return;
 	}
 	rv = kx_write(0, 1000, 4096, IB_WR_RDMA_WRITE, 0);
 	rv = rv ?: siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
-				    1000, IB_SEND_SIGNALED);
+				    1000, NULL, IB_SEND_SIGNALED);
 	if (!rv && !kx_poll(&wc))
 		rv = -ETIMEDOUT;
 	CHECK(!rv && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_FLUSH &&
 	      wc.wr_id == 9,
 	      "commit of a Write's 1000 octets (rv %d, status %d, opcode %d)",
 	      rv, wc.status, wc.opcode);
+	kx_commit_log_step();
 }
 
 static void kx_teardown(void)

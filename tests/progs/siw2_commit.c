@@ -27,14 +27,23 @@
  *   ram           a Write and a Commit to ram: success (global visibility
  *                 only, COMMIT-DUR-4)
  *   read-back     RDMA Reads of both windows return what was written
- * --no-commit (the connection did not negotiate Commit): the Commit fails
- * at ibv_wr_complete() with EOPNOTSUPP and the QP works on (a Write and a
+ * --no-commit (the connection did not negotiate Commit): the Commit, and
+ * one with a log update, fail at ibv_wr_complete() with EOPNOTSUPP and
+ * the QP works on (a Write and a
  * Read of it back). --bad-bounds / --bad-stag (last): a Commit past the
  * end of pm / with a wrong STag completes in error and the QP fails
  * (the responder sent a Terminate, COMMIT-ACC-1, DEC-10). --status-peer
  * (against "ext_peer.py serve commit-status", which answers the first
  * Commit with Status 1): that Commit completes with IBV_WC_REM_OP_ERR and
  * vendor_err 1, and a second one succeeds on the same QP (DEC-13).
+ *   log           a 512-octet Write to pm and a Commit of it with a log
+ *                 update (siw2dv_wr_commit_log(), SIW2-DEC-1) naming the
+ *                 word at LOG_OFF, posted together: both succeed and the
+ *                 word reads back as the value ("COMMIT LOG ..."); a log
+ *                 word off 8-byte alignment fails ibv_wr_complete() with
+ *                 EINVAL and the QP works on
+ * The server seeds the pm word at LOG_OFF with LOG_SEED for each
+ * connection and shows it afterwards as "log=0x..." in its WIN line.
  * Then "COMMIT OK side=client steps=N".
  *
  * Needs the siw2 provider this program links, with rings:
@@ -58,6 +67,10 @@
 #define WIN		(1u << 20)	/* each window */
 #define BIG		65536		/* the first Write and Commit */
 #define SMALL		4096		/* the ram Write */
+#define REC_OFF		0x80000		/* the log step's record in pm */
+#define REC_LEN		512
+#define LOG_OFF		0xFF000		/* the log word in pm */
+#define LOG_SEED	0x5EED5EED5EED5EEDULL	/* its value at each connection */
 
 /*
  * The server's windows, in the accept's private data; it begins like
@@ -279,6 +292,7 @@ static void serve_one(int n, uint8_t *pm, uint8_t *ram)
 	setup(id);
 	memset(pm, 0, WIN);
 	memset(ram, 0, WIN);
+	*(volatile uint64_t *)(pm + LOG_OFF) = LOG_SEED;
 	if (pcq) {
 		/* Linux siw has no flush access; no Commit can reach it. */
 		flush_g = 0;
@@ -307,9 +321,10 @@ static void serve_one(int n, uint8_t *pm, uint8_t *ram)
 				       RDMA_CM_EVENT_ESTABLISHED,
 				       "ESTABLISHED"));
 	cm_wait_disconnected(cm_chan, 3600);
-	printf("COMMIT WIN conn=%d pm=%s ram=%s\n", n,
+	printf("COMMIT WIN conn=%d pm=%s ram=%s log=0x%016" PRIx64 "\n", n,
 	       win_ok(pm, BIG, 1) ? "ok" : "bad",
-	       win_ok(ram, SMALL, 2) ? "ok" : "bad");
+	       win_ok(ram, SMALL, 2) ? "ok" : "bad",
+	       *(volatile uint64_t *)(pm + LOG_OFF));
 	ibv_dereg_mr(pm_mr);
 	ibv_dereg_mr(ram_mr);
 	teardown();
@@ -422,6 +437,61 @@ static void step_ram(struct ibv_mr *mr)
 	pass("ram");
 }
 
+/* A Commit with a log update at pm offset @log_off, alone. */
+static int commit_log_one(uint64_t wr_id, uint32_t off, uint32_t len,
+			  uint32_t log_off, uint64_t value)
+{
+	ibv_wr_start(qpx);
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	siw2dv_wr_commit_log(qpx, peer.pm_rkey, peer.pm_addr + off, len,
+			     peer.pm_rkey, peer.pm_addr + log_off, value);
+	return ibv_wr_complete(qpx);
+}
+
+/*
+ * A record and its Commit with a log update (SIW2-DEC-1): the word holds
+ * the value once the Commit completed; a misaligned word is refused.
+ */
+static void step_log(struct ibv_mr *mr)
+{
+	const uint64_t value = REC_OFF + REC_LEN;	/* the log's new end */
+	uint64_t got;
+	int rc;
+
+	rc = commit_log_one(61, REC_OFF, REC_LEN, LOG_OFF + 4, value);
+	if (rc != EINVAL)
+		fail("log: a misaligned log word: ibv_wr_complete returned %d (%s), want EINVAL",
+		     rc, strerror(rc));
+	fill(mr, REC_LEN, 3);
+	ibv_wr_start(qpx);
+	post_write(60, mr, REC_LEN, peer.pm_rkey, peer.pm_addr + REC_OFF);
+	qpx->wr_id = 62;
+	siw2dv_wr_commit_log(qpx, peer.pm_rkey, peer.pm_addr + REC_OFF,
+			     REC_LEN, peer.pm_rkey, peer.pm_addr + LOG_OFF,
+			     value);
+	rc = ibv_wr_complete(qpx);
+	if (rc)
+		fail("log: ibv_wr_complete: %s", strerror(rc));
+	expect_wc(60, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "log Write");
+	expect_wc(62, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "log Commit");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 63;
+	ibv_wr_rdma_read(qpx, peer.pm_rkey, peer.pm_addr + LOG_OFF);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)mr->addr, sizeof(got));
+	rc = ibv_wr_complete(qpx);
+	if (rc)
+		fail("log: Read post: %s", strerror(rc));
+	expect_wc(63, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, "log Read");
+	memcpy(&got, mr->addr, sizeof(got));
+	if (got != value)
+		fail("log: the log word holds 0x%016" PRIx64 ", want 0x%016" PRIx64,
+		     got, value);
+	printf("COMMIT RANGE to=%u len=%u\n", REC_OFF, REC_LEN);
+	printf("COMMIT LOG to=%u value=0x%016" PRIx64 "\n", LOG_OFF, value);
+	pass("log");
+}
+
 /* Without Commit on the connection nothing is sent and the QP works. */
 static void step_no_commit(struct ibv_mr *mr)
 {
@@ -429,6 +499,10 @@ static void step_no_commit(struct ibv_mr *mr)
 
 	if (rc != EOPNOTSUPP)
 		fail("no-commit: ibv_wr_complete returned %d (%s), want EOPNOTSUPP",
+		     rc, strerror(rc));
+	rc = commit_log_one(32, 0, 64, LOG_OFF, 1);
+	if (rc != EOPNOTSUPP)
+		fail("no-commit: with a log update, ibv_wr_complete returned %d (%s), want EOPNOTSUPP",
 		     rc, strerror(rc));
 	fill(mr, BIG, 1);
 	ibv_wr_start(qpx);
@@ -514,6 +588,7 @@ static void client(void)
 		step_write_commit(mr);
 		step_ranges();
 		step_ram(mr);
+		step_log(mr);
 		read_back(mr, BIG, peer.pm_rkey, peer.pm_addr, 1, "pm Read");
 		read_back(mr, SMALL, peer.ram_rkey, peer.ram_addr, 2,
 			  "ram Read");

@@ -60,7 +60,9 @@
  *              WR_FLUSH_ERR, async event QP_FATAL, ibv_query_qp() ERR or
  *              SQE (reported), no echo.
  *   sq-sge     the same with num_sge 200; sq-inline: with SIW2_WQE_INLINE
- *              and inline_len 100000; sq-rsvd: a Send with an atomic operand set.
+ *              and inline_len 100000; sq-rsvd: a Send with an atomic operand set;
+ *              sq-commit: an RDMA Commit (FLUSH) of 64 octets with a log
+ *              value but no SIW2_COMMIT_F_LOG (COMMIT-ERR-1).
  *   sq-prod    SQ ctl->prod = sq.idx + 1000000, then the doorbell
  *              ibv_cmd_post_send(qp, NULL, &bad). Expected: QP_FATAL, QP in
  *              ERR/SQE, completions (if any) only with error status.
@@ -117,6 +119,7 @@
 
 /* The provider's private types (-I../../userspace-provider). */
 #include "siw2.h"
+#include <rdma/siw2-wr.h>
 
 #define MAX_WINDOW	256
 #define MAX_SIZE	(1u << 20)
@@ -149,11 +152,11 @@ enum { K_DATA_SEND = 1, K_DATA_RECV, K_ECHO_SEND, K_ECHO_RECV,
 #define GOOD_ID		0x600d
 #define BAD_RQ_ID	0xbad2
 
-enum { SC_SQ_OPCODE, SC_SQ_SGE, SC_SQ_INLINE, SC_SQ_RSVD, SC_SQ_PROD,
-       SC_RQ_SGE, SC_CQ_CONS, SC_CQ_NOTIFY, SC_FUZZ, SC_NUM };
+enum { SC_SQ_OPCODE, SC_SQ_SGE, SC_SQ_INLINE, SC_SQ_RSVD, SC_SQ_COMMIT,
+       SC_SQ_PROD, SC_RQ_SGE, SC_CQ_CONS, SC_CQ_NOTIFY, SC_FUZZ, SC_NUM };
 static const char *const sc_names[SC_NUM] = {
-	"sq-opcode", "sq-sge", "sq-inline", "sq-rsvd", "sq-prod", "rq-sge",
-	"cq-cons", "cq-notify", "fuzz",
+	"sq-opcode", "sq-sge", "sq-inline", "sq-rsvd", "sq-commit", "sq-prod",
+	"rq-sge", "cq-cons", "cq-notify", "fuzz",
 };
 
 static struct {
@@ -881,6 +884,15 @@ static void put_bad_sqe(struct siw2_qp *s, uint64_t k)
 		e->num_sge = 0;
 		e->flags |= SIW2_WQE_INLINE;
 		e->inline_len = 100000;
+	} else if (opt.sc == SC_SQ_COMMIT) {
+		/* Log fields without the flag that gives them a meaning. */
+		memset(&e->sge[0], 0, sizeof(e->sge[0]));
+		e->num_sge = 0;
+		e->opcode = SIW2_SQ_OP_FLUSH;
+		e->rkey = mr->rkey;
+		e->raddr = (uintptr_t)fill(k);
+		e->commit.len = 64;
+		e->commit.log_value = 1;
 	} else {
 		e->atomic.swap = 1;	/* operands on a Send */
 	}

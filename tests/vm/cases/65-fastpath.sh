@@ -19,6 +19,7 @@
 #     work request.
 #  2. Hostile rings: a client scribbles on its own rings (siw2_fastpath
 #     --hostile: bad opcode, SGE count, inline length, reserved field,
+#     an RDMA Commit with log fields but no log flag (COMMIT-ERR-1),
 #     producer index, receive entry, CQ consumer index and arm word, and
 #     random bytes everywhere) and must see exactly its own QP (or CQ)
 #     fail as the kernel documents, while a second client/server pair
@@ -174,7 +175,7 @@ hostile() {
 		grep -q '^FASTPATH OK side=server' "$R/$name-by.s" ||
 		{ show "$name-by.c"; show "$name-by.s"; fail "$sc: bystander client rc $bcrc, server rc $bsrc"; }
 }
-for sc in sq-opcode sq-sge sq-inline sq-rsvd sq-prod rq-sge cq-cons cq-notify fuzz; do
+for sc in sq-opcode sq-sge sq-inline sq-rsvd sq-commit sq-prod rq-sge cq-cons cq-notify fuzz; do
 	hostile "$sc"
 done
 

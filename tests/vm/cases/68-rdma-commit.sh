@@ -14,19 +14,25 @@
 #     cache line written back (a range that is not durable only becomes
 #     visible, COMMIT-DUR-4, DEC-14). A Commit past the window's end and
 #     one with a wrong STag each end their connection with the Terminate
-#     DEC-10 names (0/1/0x01, 0/1/0x00), seen in siw2_dp_term.
+#     DEC-10 names (0/1/0x01, 0/1/0x00), seen in siw2_dp_term. A
+#     record's Write and its Commit with a log update (SIW2-DEC-1) leave
+#     the log word holding the value (read back, and in the server's WIN
+#     line); a misaligned log word is refused at post time (EINVAL).
 #  p  the server's pm window on persistent memory: a device-DAX namespace
 #     of the guest's emulated NVDIMM (pmem_devdax), registered durable. The
 #     same client steps; siw2_dp_commit shows each Commit of it writing
 #     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
-#     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0) and the
-#     ram window none (COMMIT-DUR-1, DEC-14); and, with trace_clock global,
+#     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0; the log
+#     step's 512-octet record: 8) and the ram window none (COMMIT-DUR-1,
+#     DEC-14), the log update its word's one line (siw2_dp_commit_log,
+#     SIW2-DEC-1); and, with trace_clock global,
 #     siw2_dp_rx_seg shows the 64 KiB Write's last segment placed before
 #     the siw2_dp_commit of its range (COMMIT-ORD-1).
 #     tools/pmlog/siw2-pmlog appends 200 records of 4 KiB to a log on the
 #     same namespace in push mode (Write + Commit) and in classic mode
 #     (Write + Send, the server flushes and answers): both finish and
-#     report their latency, rate and server CPU time.
+#     report their latency, rate and server CPU time, and the log's end
+#     word is right after each (push moves it with a log update).
 #  w  the first connection of a, with mpa_crc=1, captured on pa-v: every
 #     FPDU's CRC holds, the Commit Requests are on QN 1 in one MSN
 #     sequence with the Reads, one segment of 38 octets with RV 2 and
@@ -40,7 +46,12 @@
 #     goes on, AMB-14), and the Terminates for a Commit without the bit
 #     (0/2/0x06, COMMIT-DISC-2), an unknown STag (0/1/0x00), a range past
 #     the window (0/1/0x01) and an unsolicited Commit Response (1/2/0x02),
-#     each echoing the offending DDP header.
+#     each echoing the offending DDP header. Log updates (SIW2-DEC-1,
+#     COMMIT-ATOM-2): a good one answered with Status 0 and its value in
+#     the server's log word; another type or reserved bits set: Status 2
+#     and the word untouched (AMB-14); a misaligned word 0/2/0x07, an
+#     unknown log STag 0/1/0x00, a word past the window 0/1/0x01, each
+#     leaving the word untouched.
 #  s  siw2 as Requester against ext_peer.py (serve commit-status), which
 #     answers a Commit with Status 1: it completes with IBV_WC_REM_OP_ERR
 #     and vendor_err 1, and the next Commit on the same QP succeeds
@@ -83,7 +94,7 @@ kill_all() {
 }
 
 siw2_load
-for e in siw2_dp_commit siw2_dp_term; do
+for e in siw2_dp_commit siw2_dp_commit_log siw2_dp_term; do
 	echo 1 >"$T/events/siw2/$e/enable" || fail "enable $e"
 done
 trap 'cp "$T/trace" "$R/trace.txt"; kill_all' EXIT
@@ -158,18 +169,23 @@ tshark --disable-protocol rpcordma -r "$R/commit.pcapng" \
 	>"$R/tshark-bad.txt" 2>>"$R/tshark.err" || bad "tshark (malformed filter) exited with $?"
 [[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -n 5 "$R/tshark-bad.txt"; }
 log "tshark: $(tshark -r "$R/commit.pcapng" -Y iwarp_ddp 2>/dev/null | wc -l) DDP frames, $(wc -l <"$R/tshark-bad.txt") flagged"
-grep -q '^COMMIT OK side=client steps=4$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12)"
+grep -q '^COMMIT OK side=client steps=5$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12, SIW2-DEC-1)"
 grep -q '^COMMIT PASS ram-not-durable$' "$R/ram.s" || bad "ram: ordinary memory registered durable (COMMIT-ACC-1)"
-n=$(grep -c '^COMMIT WIN conn=[0-9] pm=ok ram=ok$' "$R/ram.s")
-(( n == 3 )) || bad "ram: server windows ok in $n of 3 connections"
+# Every client ran the log step: the word holds its value (SIW2-DEC-1).
+n=$(grep -c '^COMMIT WIN conn=[0-9] pm=ok ram=ok log=0x0000000000080200$' "$R/ram.s")
+(( n == 3 )) || bad "ram: server windows and log word ok in $n of 3 connections"
 grep -q '^COMMIT BAD ' "$R/ram.c1" || bad "ram: Commit past the end completed (COMMIT-ACC-1, DEC-10)"
 grep -q '^COMMIT BAD ' "$R/ram.c2" || bad "ram: Commit with a wrong STag completed (COMMIT-ACC-1, DEC-10)"
 cp "$T/trace" "$R/trace-a.txt"
-trace_take siw2_dp_commit ram-commit.trace
-# Each connection answers write-commit, 3 ranges and ram: 15 Commits,
-# none out of bounds; all Status 0, no line written back (COMMIT-DUR-4).
+grep -h 'siw2_dp_commit_log:' "$R/trace-a.txt" >"$R/ram-log.trace"
+trace_take 'siw2_dp_commit:' ram-commit.trace
+# Each connection answers write-commit, 3 ranges, ram and log: 18
+# Commits, none out of bounds; all Status 0, no line written back
+# (COMMIT-DUR-4); and one log update each, not written back either.
 n=$(grep -c 'status 0$' "$R/ram-commit.trace")
-(( n == 15 )) || bad "ram: $n Commits answered with Status 0, want 15"
+(( n == 18 )) || bad "ram: $n Commits answered with Status 0, want 18"
+n=$(grep -c ' lines 0$' "$R/ram-log.trace")
+(( n == 3 && $(wc -l <"$R/ram-log.trace") == 3 )) || bad "ram: $n log updates of ordinary memory traced, want 3 with no line written back (SIW2-DEC-1)"
 if grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | grep -q .; then
 	bad "ram: a Commit of ordinary memory wrote back cache lines or failed (COMMIT-DUR-4, DEC-14): $(grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | head -n 2)"
 fi
@@ -192,11 +208,17 @@ SARGS=(--pmem "$PMEM_DAX")
 commit_run pm pa "$SRV" 7805 pb 1 --
 SARGS=()
 grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable (COMMIT-REG-1)"
-grep -q '^COMMIT OK side=client steps=4$' "$R/pm.c0" || bad "pm: client steps"
-grep -q '^COMMIT WIN conn=0 pm=ok ram=ok$' "$R/pm.s" || bad "pm: server windows"
+grep -q '^COMMIT OK side=client steps=5$' "$R/pm.c0" || bad "pm: client steps"
+grep -q '^COMMIT WIN conn=0 pm=ok ram=ok log=0x0000000000080200$' "$R/pm.s" ||
+	bad "pm: server windows or log word (SIW2-DEC-1)"
 cp "$T/trace" "$R/pm-all.trace"
 echo 0 >"$T/events/siw2/siw2_dp_rx_seg/enable"
-trace_take siw2_dp_commit pm-commit.trace
+grep -h 'siw2_dp_commit_log:' "$R/pm-all.trace" >"$R/pm-log.trace"
+trace_take 'siw2_dp_commit:' pm-commit.trace
+# The log word's one line written back, after its range's (SIW2-DEC-1,
+# COMMIT-ATOM-2: the word is stored once the range is durable).
+grep -q ' lines 1$' "$R/pm-log.trace" && (( $(wc -l <"$R/pm-log.trace") == 1 )) ||
+	bad "pm: log update not traced once with its one line written back: $(head -n 2 "$R/pm-log.trace")"
 # COMMIT-ORD-1: the 64 KiB Commit is executed after the last segment of
 # the Write before it was placed (the segment ending at the range's end
 # comes first in the trace).
@@ -214,14 +236,14 @@ else
 	bad "pm: no 64 KiB Commit in the trace (COMMIT-ORD-1)"
 fi
 # len -> cache lines written back: the range's lines exactly (DEC-14).
-declare -A want=([65536]=1024 [200]=4 [16]=2 [0]=0 [4096]=0)
+declare -A want=([65536]=1024 [200]=4 [16]=2 [0]=0 [4096]=0 [512]=8)
 n=0
 while read -r len lines st; do
 	n=$((n + 1))
 	[[ ${want[$len]+set} && ${want[$len]} == "$lines" && $st == 0 ]] ||
 		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0 (COMMIT-DUR-1, COMMIT-DUR-5, DEC-14)"
 done < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
-(( n == 5 )) || bad "pm: $n Commits traced, want 5"
+(( n == 6 )) || bad "pm: $n Commits traced, want 6"
 
 PL=$SIW2_TOP/tools/pmlog/siw2-pmlog
 [[ -x $PL ]] || fail "$PL not built (make pmlog)"
@@ -240,11 +262,18 @@ for mode in push classic; do
 	log "pmlog $mode: $(grep -h 'latency\|rate\|CPU' "$R/pmlog-$mode.c" | sed 's/^pmlog: //' | tr '\n' ';')"
 done
 wait "$sp" || { bad "pmlog: server rc $?"; show pmlog.s; }
+# Each client's 220 records of 4096 from offset 64: the end word after
+# the last (push: its Commit's log update, SIW2-DEC-1; classic: the server).
+for c in 0 1; do
+	grep -q "^pmlog: client $c done, the log ends at 901184$" "$R/pmlog.s" ||
+		bad "pmlog: client $c: the log's end word is not 901184: $(grep "client $c done" "$R/pmlog.s")"
+done
 
 # ---------------------------------------------------------------- h
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
 scen=(commit-ok commit-zero commit-tail commit-no-caps commit-bad-stag commit-bounds
-	commit-resp-no-req)
+	commit-resp-no-req commit-log commit-log-type commit-log-rsvd commit-log-misaligned
+	commit-log-bad-stag commit-log-bounds)
 ip netns exec pa timeout 200 "$CM" -s -a "$SRV" -p 7804 -n ${#scen[@]} -t 30 >"$R/peer.s" 2>&1 &
 sp=$!
 pids+=("$sp")
@@ -257,6 +286,12 @@ for sc in "${scen[@]}"; do
 	# The server takes the next connection once this one has ended.
 	wait_until 20 grep -q "^COMMIT WIN conn=$i " "$R/peer.s" ||
 		{ bad "peer $sc: the server did not see the end of the connection"; show peer.s; }
+	# A log scenario names the word's value the server must show: stored
+	# only by a good log update after a good commit (SIW2-DEC-1).
+	w=$(sed -n 's/^EXTPEER LOG //p' "$R/peer-$sc.out")
+	if [[ $w ]] && ! grep -q "^COMMIT WIN conn=$i .* log=$w\$" "$R/peer.s"; then
+		bad "peer $sc: the server's log word is not $w: $(grep "^COMMIT WIN conn=$i " "$R/peer.s")"
+	fi
 	i=$((i + 1))
 done
 wait "$sp" || { bad "peer: server rc $?"; show peer.s; }
