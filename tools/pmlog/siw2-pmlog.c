@@ -5,14 +5,17 @@
  *
  * The server maps the log (a device-DAX device, a file, or ordinary
  * memory), registers it for remote writing (durable when it is
- * persistent memory) and names it to the client. The client appends
- * records one after the other and waits until each is durable:
+ * persistent memory) and names it to the client. The log's first cache
+ * line holds its end: the offset past the last durable record, which a
+ * reader after a crash trusts. The client appends records one after the
+ * other and waits until each, and the end after it, is durable:
  *
- *   push     an RDMA Write of the record and an RDMA Commit of its range,
+ *   push     an RDMA Write of the record and an RDMA Commit of its range
+ *            with a log update of the end (siw2dv_wr_commit_log()),
  *            posted together; the server's CPU is never involved
  *   classic  an RDMA Write of the record, then a Send naming its range;
- *            the server flushes the range's cache lines and fences, then
- *            answers with a Send
+ *            the server flushes the range's cache lines and fences, stores
+ *            the end, flushes it and fences, then answers with a Send
  *
  * and prints the latency percentiles of an append, the rate, and the
  * server's CPU time per record. Run "siw2-pmlog --help".
@@ -42,6 +45,7 @@
 #include "siw2dv.h"
 
 #define CACHE_LINE	64
+#define LOG_START	CACHE_LINE	/* records; the first line: the end */
 #define MSG_APPEND	1	/* classic: a record is in [off, off + len) */
 #define MSG_DONE	2	/* classic: it is durable */
 #define MSG_STATS	3	/* the client asks for the server's CPU time */
@@ -302,6 +306,8 @@ static void serve(void)
 	printf("pmlog: serving a %" PRIu64 "-octet log on %s (%s) at %s:%s\n",
 	       opt.size, opt.dev ? opt.dev : "ordinary memory",
 	       durable ? "durable" : "not durable", opt.addr, opt.port);
+	/* What a previous run left durable, as a reader would recover it. */
+	printf("pmlog: the log ends at %" PRIu64 "\n", *(volatile uint64_t *)log);
 	fflush(stdout);
 	for (i = 0; !opt.clients || i < opt.clients; i++) {
 		ev = cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
@@ -333,9 +339,13 @@ static void serve(void)
 			m = *slot(wc.wr_id);
 			post_recv(wc.wr_id);
 			if (m.type == MSG_APPEND) {
-				if (m.off > opt.size || m.len > opt.size - m.off)
+				if (m.off < LOG_START || m.off > opt.size ||
+				    m.len > opt.size - m.off)
 					die("append outside the log");
 				flush_range(log + m.off, m.len);
+				/* The end moves only once the record is durable. */
+				*(volatile uint64_t *)log = m.off + m.len;
+				flush_range(log, sizeof(uint64_t));
 				served++;
 				r = (struct msg){ .type = MSG_DONE, .off = m.off };
 			} else if (m.type == MSG_STATS) {
@@ -351,6 +361,8 @@ static void serve(void)
 		}
 		rdma_disconnect(id);
 		rdma_ack_cm_event(cm_event(RDMA_CM_EVENT_DISCONNECTED));
+		printf("pmlog: client %u done, the log ends at %" PRIu64 "\n",
+		       i, *(volatile uint64_t *)log);
 		rdma_destroy_qp(id);
 		ibv_dereg_mr(log_mr);
 		ibv_dereg_mr(mr);
@@ -379,7 +391,13 @@ static double pct(const double *v, uint32_t n, double p)
 	return v[i < n ? i : n - 1];
 }
 
-/* Append one record at @off and wait until it is durable. */
+/* Where the record after the one at @off goes: wrapping at the end. */
+static uint64_t next_off(const struct hello *h, uint64_t off)
+{
+	return off + opt.rec > h->size - opt.rec ? LOG_START : off + opt.rec;
+}
+
+/* Append one record at @off and wait until it and the end are durable. */
 static void append(bool push, const struct hello *h, uint64_t off)
 {
 	struct ibv_wc wc;
@@ -392,10 +410,14 @@ static void append(bool push, const struct hello *h, uint64_t off)
 	ibv_wr_rdma_write(qpx, h->rkey, h->addr + off);
 	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)buf, opt.rec);
 	if (push) {
-		/* The Commit covers the Write before it (COMMIT-ORD-1). */
+		/*
+		 * The Commit covers the Write before it (COMMIT-ORD-1); the
+		 * end word moves once the record is durable (SIW2-DEC-1).
+		 */
 		qpx->wr_id = 2;
 		qpx->wr_flags = IBV_SEND_SIGNALED;
-		siw2dv_wr_commit(qpx, h->rkey, h->addr + off, opt.rec);
+		siw2dv_wr_commit_log(qpx, h->rkey, h->addr + off, opt.rec,
+				     h->rkey, h->addr, off + opt.rec);
 		rc = ibv_wr_complete(qpx);
 		if (rc)
 			die("Write+Commit: %s%s", strerror(rc), rc == EOPNOTSUPP ?
@@ -440,7 +462,7 @@ static void client(void)
 	struct rdma_cm_event *ev;
 	struct addrinfo *ai;
 	struct hello h;
-	uint64_t off = 0;
+	uint64_t off = LOG_START;
 	double t0, t, *lat;
 	struct msg s;
 	uint32_t i;
@@ -469,7 +491,7 @@ static void client(void)
 		die("not a siw2-pmlog server");
 	memcpy(&h, ev->param.conn.private_data, sizeof(h));
 	rdma_ack_cm_event(ev);
-	if (opt.rec > h.size)
+	if (h.size < LOG_START || opt.rec > h.size - LOG_START)
 		die("records of %u octets do not fit a log of %" PRIu64,
 		    opt.rec, h.size);
 	lat = calloc(opt.count, sizeof(*lat));
@@ -479,7 +501,7 @@ static void client(void)
 		buf[i] = (uint8_t)(i * 7 + 1);
 	for (i = 0; i < opt.warmup; i++) {
 		append(push, &h, off);
-		off = off + opt.rec > h.size - opt.rec ? 0 : off + opt.rec;
+		off = next_off(&h, off);
 	}
 	stats();	/* restarts the server's counters */
 	t0 = now_us();
@@ -487,7 +509,7 @@ static void client(void)
 		t = now_us();
 		append(push, &h, off);
 		lat[i] = now_us() - t;
-		off = off + opt.rec > h.size - opt.rec ? 0 : off + opt.rec;
+		off = next_off(&h, off);
 	}
 	t = now_us() - t0;
 	s = stats();
@@ -519,6 +541,11 @@ static void usage(FILE *f)
 "\n"
 "A remote append-only log on persistent memory, over a siw2 device.\n"
 "\n"
+"The log's first 64 octets hold its end: the offset past the last record\n"
+"made durable, stored only after the record is durable, so that a reader\n"
+"after a crash finds whole records up to it. The server prints it at the\n"
+"start and after each client.\n"
+"\n"
 "serve    map the log and wait for clients, one at a time:\n"
 "  --dev PATH   a device-DAX device (/dev/daxN.M) or a file on a DAX file\n"
 "               system, mapped shared and registered durable (the\n"
@@ -530,11 +557,13 @@ static void usage(FILE *f)
 "         unmeasured ones) of --record octets (default 4096) one after\n"
 "         the other, each waited for until it is durable, wrapping at the\n"
 "         log's end:\n"
-"  --mode push     RDMA Write + RDMA Commit posted together; the server's\n"
-"                  CPU is not involved (needs RDMA Commit negotiated:\n"
-"                  siw2's mpa_caps with 0x2 on both sides, the default)\n"
+"  --mode push     RDMA Write + RDMA Commit with a log update of the end,\n"
+"                  posted together; the server's CPU is not involved\n"
+"                  (needs RDMA Commit negotiated: siw2's mpa_caps with\n"
+"                  0x2 on both sides, the default)\n"
 "  --mode classic  RDMA Write, then a Send naming the range; the server\n"
-"                  writes back its cache lines, fences and answers\n"
+"                  writes back its cache lines, fences, stores the end,\n"
+"                  writes it back, fences and answers\n"
 "Prints the append latency (p50, p99, p99.9, max), the rate, and the CPU\n"
 "time the server process spent per record; it sleeps on a completion\n"
 "channel between messages (push: the kernel does the work, in siw2's\n"
