@@ -9,9 +9,10 @@
 # With --check: verifies Documentation/conformance.md and the citations of
 # the whole repository, one line per problem, non-zero exit if any:
 #  1. every requirement row has a Rule with a section ("§") and a known
-#     status, every DEC/AMB row a statement with its section;
+#     status, every DEC/AMB/SIW2-DEC row a statement with its section;
 #  2. every test file a row names exists and holds the case names it gives;
-#  3. every ID (MPA2-, EXT-, V2-, COMMIT-, RPCRDMA2-, BASE-, DEC-, AMB-),
+#  3. every ID (MPA2-, EXT-, V2-, COMMIT-, RPCRDMA2-, BASE-, DEC-, AMB-,
+#     SIW2-DEC-),
 #     ID list ("MPA2-IRD-2..4", "EXT-HDR-4/5"), family ("EXT-IMM-*") and
 #     digest section ("DIGEST 3.4", "DIGEST §1.4") cited in any file of
 #     the repository (build/ and .git left out) resolves in conformance.md;
@@ -37,11 +38,12 @@ import sys
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 top, matrix, digest, mode = sys.argv[1:5]
 ASSERT_SPAN = 3
-PREFIXES = ("MPA2", "EXT", "V2", "COMMIT", "RPCRDMA2", "BASE", "DEC", "AMB")
+PREFIXES = ("MPA2", "EXT", "V2", "COMMIT", "RPCRDMA2", "BASE", "SIW2-DEC", "DEC", "AMB")
 STATUSES = ("implemented", "partial", "planned", "n/a")
 PFX = "(?:" + "|".join(PREFIXES) + ")"
-FPFX = "(?:" + "|".join(PREFIXES[:-2]) + ")"   # prefixes with families
-# One ID: PREFIX-FAMILY-<n> (<n> may be T<n>), or DEC-<n>, AMB-<n>.
+FPFX = "(?:" + "|".join(PREFIXES[:-3]) + ")"   # prefixes with families
+# One ID: PREFIX-FAMILY-<n> (<n> may be T<n>), or DEC-<n>, AMB-<n>,
+# SIW2-DEC-<n> (siw2's own decisions, beyond the digest's).
 ONE_ID = re.compile(r"^" + PFX + r"(?:-[A-Z][A-Z0-9]*)?-T?[0-9]+$")
 # A citation: an ID, optionally followed by /N or ..N parts, or a family.
 CITE = re.compile(r"(?<![A-Za-z0-9_-])(" + PFX + r"(?:-[A-Z][A-Z0-9]*)?)"
@@ -126,7 +128,7 @@ families = {i.rsplit("-", 1)[0] for i in rows} | {i.split("-", 1)[0] for i in ro
 # Requirement rows: | ID | Rule | Status | Test | Note |;
 # decision/ambiguity rows: | ID | Statement |.
 for rid, (no, c) in sorted(rows.items()):
-    if rid.startswith(("DEC-", "AMB-")):
+    if rid.startswith(("DEC-", "AMB-", "SIW2-DEC-")):
         if len(c) < 2 or "§" not in c[1]:
             problem("%s: no statement with its section (line %d)" % (rid, no))
         continue
