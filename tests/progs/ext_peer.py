@@ -544,8 +544,9 @@ def commit_wire_problems(client, server, rv=2):
     q1 = [d for d in cf if not d.get("T") and d.get("qn") == 1]
     for i, d in enumerate(q1):
         if d["msn"] != i + 1:
-            probs.append("COMMIT-HDR-3: QN 1 request %d (opcode 0x%x) has MSN %d, not %d: "
-                         "Commits and Reads are not one sequence" % (i + 1, d["op"], d["msn"], i + 1))
+            probs.append("COMMIT-HDR-3, COMMIT-QUEUE-1: QN 1 request %d (opcode 0x%x) has "
+                         "MSN %d, not %d: Commits and Reads are not one queue" %
+                         (i + 1, d["op"], d["msn"], i + 1))
             break
     reqs = [d for d in q1 if d["op"] == 0xC]
     ids = []
@@ -598,7 +599,8 @@ def commit_wire(path):
     probs, summary = commit_wire_problems(client, server)
     for p in probs:
         out("commit-wire: " + p)
-    # COMMIT-HDR-1..7 on the wire, every CRC: what commit_wire_problems() found.
+    # COMMIT-HDR-1..7 and COMMIT-QUEUE-1 on the wire, every CRC: what
+    # commit_wire_problems() found.
     result("commit-wire", not probs, summary)
 
 
