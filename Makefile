@@ -14,6 +14,10 @@
 #                   remote log on emulated pmem (tools/bench-pmlog.sh)
 #   make bench-ab REVS="A B"  siw2 built from revisions (or built trees) A,
 #                   B, ... compared in one VM, interleaved (tools/bench-ab.sh)
+#   make debug-kernel  build and install the debug guest kernel (KASAN,
+#                   lockdep, kmemleak, ...; tools/debug-kernel.sh; root)
+#   make check-debug  the suite with its VM cases on that kernel
+#                   (tools/check-debug.sh; not part of make check)
 #   make check-fresh  make demo, then make check, each once, in a clean
 #                   Debian 12 root (debootstrap + chroot; needs root; not
 #                   part of make check; tools/check-fresh.sh)
@@ -36,7 +40,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog
+.PHONY: all module ktest provider progs pmlog peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug
 
 all: module ktest provider progs pmlog
 
@@ -99,6 +103,15 @@ demo: deps
 # The README's two commands on a clean Debian 12 root (root needed).
 check-fresh:
 	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-fresh.sh
+
+# Issue 17's debug guest kernel, installed beside Debian's (root needed).
+debug-kernel:
+	tools/install-deps.sh debug
+	$(if $(filter 0,$(shell id -u)),,sudo) tools/debug-kernel.sh
+
+check-debug: debug-kernel
+	tools/install-deps.sh
+	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-debug.sh
 
 bench:
 	tools/install-deps.sh bench

@@ -8,8 +8,8 @@
 # (CONFIG_RDMA_SIW unset), so it is built out of tree from Debian's
 # linux-source-6.12 package against the guest kernel's headers:
 #
-#   - the guest kernel is the newest installed /boot/vmlinuz-6.12*-amd64
-#     (the same lookup as tests/vm/vm.sh vm_kernel);
+#   - the guest kernel is the newest installed /boot/vmlinuz-6.12*-amd64,
+#     or SIW2_VM_KVER (the same lookup as tests/vm/vm.sh vm_kernel);
 #   - only drivers/infiniband/sw/siw/ is extracted from
 #     /usr/src/linux-source-6.12.tar.xz into
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/siw2-peer/<kver>/src, outside the repo
@@ -34,7 +34,11 @@ esac
 
 die() { echo "build-siw: $*" >&2; exit 1; }
 
-img=$(ls -1 /boot/vmlinuz-6.12*-amd64 2>/dev/null | sort -V | tail -n1 || true)
+if [[ -n ${SIW2_VM_KVER:-} ]]; then
+	img=/boot/vmlinuz-$SIW2_VM_KVER	# the guest runs another kernel (vm.sh)
+else
+	img=$(ls -1 /boot/vmlinuz-6.12*-amd64 2>/dev/null | sort -V | tail -n1 || true)
+fi
 [[ -n $img ]] || die "no /boot/vmlinuz-6.12*-amd64 (run tools/install-deps.sh)"
 kver=${img#/boot/vmlinuz-}
 kbuild=/lib/modules/$kver/build

@@ -17,6 +17,7 @@
 #   tools/install-deps.sh          build + test packages (make check, CI)
 #   tools/install-deps.sh bench    those plus the benchmark's (make bench)
 #   tools/install-deps.sh fresh    what make check-fresh needs on the host
+#   tools/install-deps.sh debug    those plus the debug kernel build's (make debug-kernel)
 set -euo pipefail
 
 PKGS=(
@@ -51,12 +52,19 @@ FRESH_PKGS=(
 	git			# git archive of HEAD
 )
 
+# Only "make debug-kernel" needs these (tools/debug-kernel.sh): a full
+# x86_64 kernel build (objtool needs libelf, the key tools libssl).
+DEBUG_PKGS=(
+	libelf-dev libssl-dev
+)
+
 want=("${PKGS[@]}")
 case ${1:-} in
 '') ;;
 bench) want+=("${BENCH_PKGS[@]}") ;;
 fresh) want=("${FRESH_PKGS[@]}") ;;
-*) echo "install-deps: unknown argument '$1' (usage: $0 [bench|fresh])" >&2; exit 2 ;;
+debug) want+=("${DEBUG_PKGS[@]}") ;;
+*) echo "install-deps: unknown argument '$1' (usage: $0 [bench|fresh|debug])" >&2; exit 2 ;;
 esac
 
 missing=()

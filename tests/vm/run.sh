@@ -11,7 +11,8 @@
 #
 # A case fails when it exits with a status other than 0 or 77 (77 = skip,
 # reason = first stdout line starting with "SKIP:"), when it runs out of
-# time (300 s, or "# timeout: N" in the case file; QEMU is then killed), or
+# time (300 s, or "# timeout: N" in the case file, times
+# SIW2_VM_TIMEOUT_SCALE if set; QEMU is then killed), or
 # when the guest kernel log shows a warning, BUG, oops, leak report and the
 # like (KLOG_BAD in tests/vm/vm.sh) at any time of the guest's life: the
 # log saved just before power-off and the serial console, which carries
@@ -85,6 +86,8 @@ run_case() {
 	local tap=$SCRATCH/tap/$idx
 	tmo=$(sed -n 's/^#[[:space:]]*timeout:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$case" | head -n1)
 	tmo=${tmo:-$DEFAULT_TIMEOUT}
+	# A slower guest kernel (the debug kernel) scales every budget.
+	tmo=$((tmo * ${SIW2_VM_TIMEOUT_SCALE:-1}))
 
 	rm -rf "$res" "$LOGDIR/$name" "$LOGDIR/$name".{out,dmesg,console}
 	mkdir -p "$res"

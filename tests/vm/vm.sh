@@ -3,7 +3,8 @@
 # Host-side VM machinery shared by tests/vm/run.sh and tools/demo.sh.
 # Source it; it defines:
 #
-#   vm_kernel            echo "VERSION IMAGE" of the newest installed 6.12.*-amd64
+#   vm_kernel            echo "VERSION IMAGE" of the newest installed 6.12.*-amd64,
+#                        or of SIW2_VM_KVER if set (the debug kernel)
 #   vm_initramfs KVER    echo the cached initramfs for KVER, (re)building it
 #                        when the kernel or tests/vm/mkinitramfs.sh changed
 #   vm_modindex KVER KO  echo a cached directory of module index files
@@ -51,8 +52,10 @@ SIW2_TOP=${SIW2_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SIW2_VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/siw2-vm
 
 # Kernel log lines that fail a case (run.sh) or the demo, whatever the
-# exit status.  \bBUG\b so that "DEBUG" does not match.
-KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|UBSAN|general protection|kmemleak|Call Trace|Kernel panic'
+# exit status.  \bBUG\b so that "DEBUG" does not match; kmemleak's leak
+# report, not its start-up line (the debug kernel, tools/debug-kernel.sh);
+# ODEBUG and "possible ... locking" reports come with a WARNING.
+KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|list_add corruption|sleeping function called from invalid context|unregister_netdevice: waiting|KASAN|KFENCE|UBSAN|general protection|kmemleak: [0-9]+ new suspected|Call Trace|Kernel panic'
 # A user-space program's fault is logged as "traps: PROG[PID] general
 # protection fault ip:... in LIB[...]": the program's bug, not the kernel's
 # (perftest 4.5-0.17 crashes that way in librdmacm, see 62-dp-perftest.sh);
@@ -61,7 +64,13 @@ KLOG_USER=' traps: [^ ]+\[[0-9]+\] .* in [^ ]+\['
 
 vm_kernel() {
 	local img ver
-	img=$(ls -1 /boot/vmlinuz-6.12*-amd64 2>/dev/null | sort -V | tail -n1)
+	if [[ -n ${SIW2_VM_KVER:-} ]]; then
+		# Another installed kernel, e.g. tools/debug-kernel.sh's.
+		img=/boot/vmlinuz-$SIW2_VM_KVER
+		[[ -f $img ]] || { echo "vm: no $img (SIW2_VM_KVER)" >&2; return 1; }
+	else
+		img=$(ls -1 /boot/vmlinuz-6.12*-amd64 2>/dev/null | sort -V | tail -n1)
+	fi
 	[[ -n $img ]] || { echo "vm: no /boot/vmlinuz-6.12*-amd64 (run tools/install-deps.sh)" >&2; return 1; }
 	ver=${img#/boot/vmlinuz-}
 	[[ -d /lib/modules/$ver ]] || { echo "vm: no /lib/modules/$ver" >&2; return 1; }
