@@ -19,8 +19,10 @@
 #      DEBUG_OBJECTS or list report fails its case (tests/vm/vm.sh
 #      KLOG_BAD), and so does a leak kmemleak finds in the scan after each
 #      case (tests/vm/guest-init.sh).
-# Output as make check's; the wall time and release go to
-# build/debug/last.txt.
+#   4. siw2's KUnit suites, built as one module for that kernel, run in a
+#      guest of their own (tests/debug/kunit-guest.sh).
+# Output as make check's (the last line sums 3 and 4); the wall time and
+# the release go to build/debug/last.txt.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,9 +44,42 @@ if ! make -C "$TREE" KDIR="$kdir" all >"$OUT/build.log" 2>&1 ||
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-4} \
-	"$TREE/tests/run-all.sh" "$@" 2>&1 | tee "$OUT/check.log"
-rc=${PIPESTATUS[0]}
+# siw2's KUnit suites as one module for that kernel, with the driver
+# files they test (the list tests/kunit/run.sh compiles into UML).
+KM=$TREE/build/kunit-mod
+mkdir -p "$KM"
+eval "$(grep -m1 '^DRIVER_SRCS=' "$TREE/tests/kunit/run.sh")"
+objs=
+for f in "${DRIVER_SRCS[@]}"; do
+	ln -sfn "$TREE/drivers/siw2/$f" "$KM/$f"
+	objs+=" ${f%.c}.o"
+done
+for f in "$TREE"/tests/kunit/*_kunit.c; do
+	ln -sfn "$f" "$KM/"
+	b=$(basename "$f")
+	objs+=" ${b%.c}.o"
+done
+for f in "$TREE"/drivers/siw2/*.h; do ln -sfn "$f" "$KM/"; done
+printf 'obj-m := siw2_kunit.o\nsiw2_kunit-y :=%s\n' "$objs" >"$KM/Kbuild"
+if ! make -C "$kdir" M="$KM" modules >>"$OUT/build.log" 2>&1; then
+	tail -n 20 "$OUT/build.log"
+	echo "not ok - check-debug: KUnit module against $kver (build/debug/build.log)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+export SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-4}
+{
+	"$TREE/tests/run-all.sh" "$@"
+	echo "# stage kunit-guest: the KUnit suites on $kver"
+	"$TREE/tests/vm/run.sh" "$TREE/tests/debug/kunit-guest.sh"
+} 2>&1 | tee "$OUT/check.log"
+# One summary over both: run-all's last line and the KUnit guest's.
+sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/check.log" | tail -n2 |
+	awk '{ p += $1; f += $3; s += $5 } END { printf "%d passed, %d failed, %d skipped", p, f, s }')
+echo "$sum" | tee -a "$OUT/check.log"
+[[ $sum == *" 0 failed,"* ]]
+rc=$?
 {
 	echo "release $kver, HEAD $(git -C "$TOP" rev-parse --short HEAD), $(date -u +%F)"
 	echo "wall $(( $(date +%s) - t0 )) s: $(tail -n1 "$OUT/check.log")"
