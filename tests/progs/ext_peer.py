@@ -76,6 +76,10 @@ As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
   commit-log-bounds
                 the log TO 1 GiB past the window: 0/1/0x01 (DEC-10); LOG
                 unchanged
+  commit-inval-mr
+                a Commit whose Invalidate STag is the window's own, an
+                ordinary MR that cannot be invalidated: after the commit,
+                0/2/0x09 without headers (DEC-20)
 As MPA Responder, for a siw2_counter client (--responder; it posts one
 FetchAdd, or one Read with -r, and the peer answers it):
   resp-ok       a correct Atomic Response: the client's FetchAdd completes
@@ -155,6 +159,7 @@ INITIATOR = {
     "commit-log-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),  # SIW2-DEC-1 (EXT-ERR-6)
     "commit-log-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),    # SIW2-DEC-1 DEC-10
     "commit-log-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),      # SIW2-DEC-1 DEC-10
+    "commit-inval-mr": (CAP_V2 | CAP_COMMIT, (0, 2, 0x09)),        # DEC-20
 }
 # commit scenario: (length, STag (0: the window's, None: 0, "bad": none),
 # TO offset, extra octets (None: the log update of LOG), Status)
@@ -171,6 +176,7 @@ COMMIT = {
     "commit-log-misaligned": (64, 0, 0, None, None),
     "commit-log-bad-stag": (64, 0, 0, None, None),
     "commit-log-bounds": (64, 0, 0, None, None),
+    "commit-inval-mr": (64, 0, 0, b"", None),
 }
 LOG_EXT = 0x8001        # siw2_wire.h SIW2_COMMIT_EXT_LOG
 LOG_OFF = 0xFF000       # siw2_commit.c: the log word in the pm window
@@ -346,6 +352,9 @@ def run(name, host, port):
             out("LOG 0x%016x" % (int.from_bytes(LOG_VALUE, "little")
                                  if status == 0 else LOG_SEED))
         u = commit_req(rv, 1, 0x77, stag, length, addr + toff, extra)
+        if name == "commit-inval-mr":
+            # The window's own STag as the Invalidate STag (DDP octets 2..5).
+            u = u[:2] + struct.pack(">I", rkey) + u[6:]
     elif name == "commit-resp-no-req":
         u = commit_resp(rv, 1, 1, 0)
     else:  # resp-no-req
@@ -388,7 +397,10 @@ def run(name, host, port):
         ok = req_id == 0x1234 and value == expect
         result(name, ok, "resp req_id=0x%x orig=0x%016x (want 0x1234, 0x%016x)" %
                (req_id, value, expect))
-    judge_term(name, wait_terminate(conn, deadline), want, rv, u, hdrs=not crc)
+    # DEC-20: a failed invalidation comes after the commit, when the
+    # Request's headers are gone: a Terminate without them.
+    judge_term(name, wait_terminate(conn, deadline), want, rv, u,
+               hdrs=not crc and name != "commit-inval-mr")
 
 
 def serve(name, port):

@@ -51,7 +51,8 @@
 #     the server's log word; another type or reserved bits set: Status 2
 #     and the word untouched (AMB-14); a misaligned word 0/2/0x07, an
 #     unknown log STag 0/1/0x00, a word past the window 0/1/0x01, each
-#     leaving the word untouched.
+#     leaving the word untouched. A Commit naming the window's own STag
+#     (an ordinary MR) to invalidate: 0/2/0x09 without headers (DEC-20).
 #  s  siw2 as Requester against ext_peer.py (serve commit-status), which
 #     answers a Commit with Status 1: it completes with IBV_WC_REM_OP_ERR
 #     and vendor_err 1, and the next Commit on the same QP succeeds
@@ -273,7 +274,7 @@ done
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
 scen=(commit-ok commit-zero commit-tail commit-no-caps commit-bad-stag commit-bounds
 	commit-resp-no-req commit-log commit-log-type commit-log-rsvd commit-log-misaligned
-	commit-log-bad-stag commit-log-bounds)
+	commit-log-bad-stag commit-log-bounds commit-inval-mr)
 ip netns exec pa timeout 200 "$CM" -s -a "$SRV" -p 7804 -n ${#scen[@]} -t 30 >"$R/peer.s" 2>&1 &
 sp=$!
 pids+=("$sp")
