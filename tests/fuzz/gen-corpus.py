@@ -104,6 +104,15 @@ def seeds():
     out["mpa-rep"] = bytes([MPA | REPLY]) + MPA_REP
     out["mpa-req-v1-pd"] = bytes([MPA]) + MPA_REQ_V1
     out["mpa-rep-reject"] = bytes([MPA | REPLY]) + MPA_REP_REJECT
+    # With the CRC bit the MPA area encodes a frame described field by
+    # field: rev | M C R S A bits, caps, RTR forms, IRD, ORD, buffer size,
+    # PD_Length, private data.
+    enc = struct.pack(">BBBHHHH", 2 | 0x08 | 0x20 | 0x40, 0x06, 0x02, 16, 16,
+                      64, 4) + b"abcd"
+    out["mpa-encode-req"] = bytes([MPA | CRC]) + enc
+    out["mpa-encode-rep-ack"] = (bytes([MPA | CRC | REPLY]) +
+                                 struct.pack(">BBBHHHH", 2 | 0x20 | 0x40,
+                                             0x07, 0x04, 8, 8, 64, 0))
     # ulp_ird, ulp_ord, max_ird (Responder), max_ird (Initiator), caps,
     # RTR forms, CRC policy; then the Request.
     neg = struct.pack(">HHHHBBB", 16, 16, 128, 128, 0x06, 0x06, 0)

@@ -39,7 +39,7 @@ enum {
 	AREA_DDP,		/* siw2_ddp_decode() on a ULPDU */
 	AREA_TERM,		/* Terminate Control parse and mapping */
 	AREA_COMMIT_LOG,	/* the octets after a Commit Request's region */
-	AREA_MPA,		/* MPA Request/Reply decode, encode round trip */
+	AREA_MPA,		/* MPA Request/Reply decode and encode */
 	AREA_MPA_NEG,		/* Responder and Initiator agree */
 	AREA_MPA_COMPLETE,	/* Initiator against any Reply */
 	AREA_FPDU,		/* a stream of FPDUs as the receiver sees it */
@@ -457,6 +457,71 @@ static bool check_mpa(const u8 *buf, size_t len, enum siw2_mpa_kind kind,
 }
 
 /*
+ * Any frame a caller may hand to the encoder: refused with the documented
+ * error, or encoded into a frame that decodes to what was asked for.
+ */
+static void fuzz_mpa_encode(struct cursor *c, enum siw2_mpa_kind kind)
+{
+	struct siw2_mpa_frame f = { .kind = kind }, back;
+	u8 bits = get8(c);
+	size_t size, len;
+	bool bad;
+	u8 *out;
+	int rc;
+
+	f.rev = bits & 3;
+	f.markers = bits & 0x04;
+	f.crc = bits & 0x08;
+	f.reject = bits & 0x10;
+	f.enhanced = bits & 0x20;
+	f.p2p = bits & 0x40;
+	f.caps = get8(c);
+	f.rtr = get8(c) & (SIW2_RTR_FPDU | SIW2_RTR_WRITE | SIW2_RTR_READ);
+	f.ird = get16(c) & 0x7fff;
+	f.ord = get16(c) & 0x7fff;
+	size = get16(c) % 640;
+	f.pd_len = get16(c) % 600;
+	if (f.pd_len > c->n)
+		f.pd_len = c->n;
+	f.pd = f.pd_len ? c->p : NULL;
+
+	len = siw2_mpa_frame_len(&f);
+	CHECK(len == MPA_HDR + (f.enhanced ? MPA_V2 : 0) + f.pd_len);
+	bad = (f.rev != SIW2_MPA_REV1 && f.rev != SIW2_MPA_REV2) ||
+	      (f.rev == SIW2_MPA_REV1 && (f.enhanced || f.caps)) ||
+	      (f.caps & ~(SIW2_MPA_CAPS | SIW2_MPA_CAP_ACK)) ||
+	      (kind == SIW2_MPA_REQUEST && (f.caps & SIW2_MPA_CAP_ACK)) ||
+	      f.ird > SIW2_MPA_V2_VAL || f.ord > SIW2_MPA_V2_VAL;
+	out = xmalloc(size);
+	rc = siw2_mpa_encode(&f, out, size);
+	if (bad)
+		CHECK(rc == -EINVAL);
+	else if (len - MPA_HDR > SIW2_MPA_MAX_PD_WIRE)
+		CHECK(rc == -EMSGSIZE);
+	else if (size < len)
+		CHECK(rc == -ENOSPC);
+	else
+		CHECK(rc >= 0 && (size_t)rc == len);
+	if (rc < 0) {
+		free(out);
+		return;
+	}
+	CHECK(check_mpa(out, len, kind, &back));
+	CHECK(back.rev == f.rev && back.markers == f.markers &&
+	      back.crc == f.crc && back.enhanced == f.enhanced &&
+	      back.caps == f.caps);
+	CHECK(back.reject == (f.reject && kind == SIW2_MPA_REPLY));
+	/* A, B/C/D, IRD and ORD travel only in the enhanced data. */
+	CHECK(back.p2p == (f.enhanced && f.p2p));
+	CHECK(back.rtr == (back.p2p ? f.rtr : 0));
+	CHECK(back.ird == (f.enhanced ? f.ird : 0) &&
+	      back.ord == (f.enhanced ? f.ord : 0));
+	CHECK(back.pd_len == f.pd_len);
+	CHECK(!f.pd_len || !memcmp(back.pd, f.pd, f.pd_len));
+	free(out);
+}
+
+/*
  * A siw2 Responder answers a Request, the Initiator settles from that
  * Reply, and both must end up with the same connection.
  */
@@ -574,7 +639,8 @@ static size_t fpdu_need(size_t ulpdu_len)
 }
 
 /* The RTR classifier and the DDP decoder agree on an RTR. */
-static void check_rtr(const u8 *buf, size_t fl, u8 feat, bool crc_ok)
+static void check_rtr(const u8 *buf, size_t fl, size_t n, u8 feat,
+		      bool crc_ok)
 {
 	u16 ulen = get_unaligned_be16(buf), ctrl = 0;
 	struct siw2_ddp_info info;
@@ -587,6 +653,8 @@ static void check_rtr(const u8 *buf, size_t fl, u8 feat, bool crc_ok)
 
 	k = siw2_fpdu_classify_rtr(buf, fl, &stag, &to);
 	CHECK(k <= SIW2_FPDU_READ_RESP0);
+	/* The octets after the FPDU change nothing. */
+	CHECK(siw2_fpdu_classify_rtr(buf, n, &stag, &to) == k);
 	if (ulen >= 2)
 		ctrl = get_unaligned_be16(buf + 2);
 	rc = decode(buf + 2, ulen, SIW2_RDMAP_V1, feat, &info, &term);
@@ -630,6 +698,8 @@ static void fuzz_fpdu(const u8 *buf, size_t n, bool crc, u8 rv, u8 feat)
 {
 	enum siw2_fpdu_err r;
 	size_t fl, need, i;
+	u32 stag;
+	u64 to;
 	bool pad_zero;
 	u16 ulen;
 	u8 *copy;
@@ -648,8 +718,11 @@ static void fuzz_fpdu(const u8 *buf, size_t n, bool crc, u8 rv, u8 feat)
 		need = fpdu_need(ulen);
 		CHECK(need % 4 == 0);
 		CHECK((r == SIW2_FPDU_INCOMPLETE) == (n < need));
-		if (r == SIW2_FPDU_INCOMPLETE)
+		if (r == SIW2_FPDU_INCOMPLETE) {
+			/* Not its contract, but it must not read past @n. */
+			siw2_fpdu_classify_rtr(buf, n, &stag, &to);
 			return;
+		}
 		CHECK(fl == need);
 
 		/* Sealing the same octets again gives a valid FPDU. */
@@ -668,7 +741,7 @@ static void fuzz_fpdu(const u8 *buf, size_t n, bool crc, u8 rv, u8 feat)
 			return;	/* the receiver terminates the stream */
 
 		check_ddp(buf + SIW2_MPA_HDR_LEN, ulen, rv, feat);
-		check_rtr(buf, fl, feat, crc);
+		check_rtr(buf, fl, n, feat, crc);
 		buf += fl;
 		n -= fl;
 	}
@@ -814,8 +887,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		check_commit_log(c.p, c.n);
 		break;
 	case AREA_MPA:
-		check_mpa(c.p, c.n, sel & SEL_REPLY ? SIW2_MPA_REPLY :
-			  SIW2_MPA_REQUEST, &f);
+		/* The CRC bit means nothing here: it picks decode or encode. */
+		if (crc)
+			fuzz_mpa_encode(&c, sel & SEL_REPLY ? SIW2_MPA_REPLY :
+					SIW2_MPA_REQUEST);
+		else
+			check_mpa(c.p, c.n, sel & SEL_REPLY ? SIW2_MPA_REPLY :
+				  SIW2_MPA_REQUEST, &f);
 		break;
 	case AREA_MPA_NEG:
 		fuzz_mpa_neg(&c);
