@@ -98,7 +98,9 @@ rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$LOG")
 # The last status line: "#N DONE cov: C ft: F corp: K/SIZE ..."
 last=$(grep -E '^#[0-9]+' "$LOG" | tail -n1)
 cov=$(sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\/[^ ]*\).*/cov \1, ft \2, corpus \3/p' <<<"$last")
-what="libfuzzer: siw2-proto-fuzz -seed=$seed ${limit[*]}: ${execs:-?} inputs in ${secs} s (${rate:-?}/s), ${cov:-no stats}"
+# libFuzzer reports 0/s for a run shorter than a second.
+[[ ${rate:-0} -gt 0 ]] && rate="$rate/s" || rate="rate not measured"
+what="libfuzzer: siw2-proto-fuzz -seed=$seed ${limit[*]}: ${execs:-?} inputs in ${secs} s ($rate), ${cov:-no stats}"
 if [[ $rc -eq 0 ]]; then
 	ok "$what"
 else
