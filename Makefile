@@ -14,6 +14,8 @@
 #                   remote log on emulated pmem (tools/bench-pmlog.sh)
 #   make bench-ab REVS="A B"  siw2 built from revisions (or built trees) A,
 #                   B, ... compared in one VM, interleaved (tools/bench-ab.sh)
+#   make fuzz-lib   the libFuzzer target of the pure protocol code
+#                   (tests/fuzz/run.sh) for FUZZ_TIME seconds (default 60)
 #   make debug-kernel  build and install the debug guest kernel (KASAN,
 #                   lockdep, kmemleak, ...; tools/debug-kernel.sh; root)
 #   make check-debug  the suite with its VM cases on that kernel
@@ -40,7 +42,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog peer kunit install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug
+.PHONY: all module ktest provider progs pmlog peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug
 
 all: module ktest provider progs pmlog
 
@@ -91,6 +93,11 @@ peer:
 
 kunit: deps
 	tests/kunit/run.sh
+
+# tests/run-all.sh runs a fixed 100000-input slice; this runs longer.
+FUZZ_TIME ?= 60
+fuzz-lib: deps
+	tests/fuzz/run.sh --time $(FUZZ_TIME)
 
 check: deps
 	$(MAKE) all peer

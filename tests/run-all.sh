@@ -6,8 +6,9 @@
 # The whole test suite, in stages:
 #   1. host: checkpatch, the conformance matrix (tools/conformance.sh),
 #      the layering of the module's files (tools/layering.py, on the
-#      built objects), the provider's device matching on a fake sysfs and
-#      ext_peer.py's wire-check self-test (no VM needed)
+#      built objects), the provider's device matching on a fake sysfs,
+#      ext_peer.py's wire-check self-test and a fixed-seed slice of the
+#      libFuzzer target of the pure protocol code (no VM needed)
 #   2. kunit: tests/kunit/run.sh (KUnit suites in a UML kernel built from
 #      linux-source-6.12; one counted test per KUnit test case, a build
 #      failure counts as one failure)
@@ -55,6 +56,9 @@ host_test module-params tools/check-params.py --ko drivers/siw2/siw2.ko
 host_test layering tools/layering.py
 # The wire checks of ext_peer.py (cases 66, 68) catch what they must.
 host_test ext-peer-selftest python3 -S tests/progs/ext_peer.py selftest
+# The pure protocol code under libFuzzer, ASan and UBSan: 100000 inputs
+# from seed 1, a few seconds (make fuzz-lib runs longer).
+host_test libfuzzer-slice tests/fuzz/run.sh --runs 100000 --seed 1
 
 # Expected number of results per stage (tests/expected-counts): a case
 # file or KUnit suite that goes missing must fail the run, not only lower

@@ -36,6 +36,11 @@ PKGS=(
 	iperf3			# make demo: TCP throughput on the same veth
 	ndctl daxctl		# emulated NVDIMM: device-DAX namespaces (lib.sh pmem_devdax)
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
+	# tests/fuzz: clang -fsanitize=fuzzer needs the compiler-rt package of
+	# clang's own major version; libclang-rt-dev (llvm-defaults, like
+	# clang) depends on exactly that one: libclang-rt-14-dev on Debian 12,
+	# libclang-rt-19-dev on Debian 13.
+	clang libclang-rt-dev
 )
 
 # Only "make bench" needs these (tools/bench.sh): TCP baselines in the
