@@ -47,6 +47,13 @@ dmesg -w >"$R/dmesg.live" 2>&1 &
 dmesg_pid=$!
 
 export SIW2_TOP
+# A slower kernel (SIW2_VM_TIMEOUT_SCALE, the debug kernel) stretches the
+# cases' own budgets too: timeout(1) through tests/vm/slow-bin, lib.sh's
+# wait_until by itself.
+export SIW2_TIMEOUT_SCALE=${SIW2_TIMEOUT_SCALE:-1}
+if (( SIW2_TIMEOUT_SCALE > 1 )); then
+	export PATH=$SIW2_TOP/tests/vm/slow-bin:$PATH
+fi
 export SIW2_KO=$SIW2_TOP/drivers/siw2/siw2.ko
 export SIW2_PROGS=$SIW2_TOP/tests/progs/bin
 export RDMAV_DRIVERS=$SIW2_TOP/userspace-provider/build/libsiw2

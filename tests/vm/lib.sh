@@ -76,7 +76,8 @@ need() {
 _until() {
 	local pause=$1 secs=$2 deadline now
 	shift 2
-	deadline=$(( ${EPOCHREALTIME/./} + secs * 1000000 ))
+	# A slower guest kernel stretches every wait (tests/vm/guest-init.sh).
+	deadline=$(( ${EPOCHREALTIME/./} + secs * ${SIW2_TIMEOUT_SCALE:-1} * 1000000 ))
 	while :; do
 		"$@" && return 0
 		now=${EPOCHREALTIME/./}

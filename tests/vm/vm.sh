@@ -197,6 +197,7 @@ vm_boot() {
 		printf 'SIW2_MODE=%q\n' "$mode"
 		printf 'SIW2_SCRIPT=%q\n' "$script"
 		printf 'SIW2_TOP=%q\n' "$SIW2_TOP"
+		printf 'SIW2_TIMEOUT_SCALE=%q\n' "${SIW2_VM_TIMEOUT_SCALE:-1}"
 	} >"$resdir/job"
 
 	# Boot-time trims, each worth a fraction of a second under TCG:
