@@ -15,7 +15,7 @@
 #      (KDIR=/lib/modules/<release>/build), with Linux siw as the peer.
 #   3. tests/run-all.sh runs there with SIW2_VM_KVER=<release> (every
 #      guest boots the debug kernel) and SIW2_VM_TIMEOUT_SCALE (default 4)
-#      stretching each case's time budget.  Any KASAN, UBSAN, lockdep,
+#      stretching each case's time budget and the budgets inside it.  Any KASAN, UBSAN, lockdep,
 #      DEBUG_OBJECTS or list report fails its case (tests/vm/vm.sh
 #      KLOG_BAD), and so does a leak kmemleak finds in the scan after each
 #      case (tests/vm/guest-init.sh).
