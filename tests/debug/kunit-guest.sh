@@ -16,6 +16,8 @@ KO=$SIW2_TOP/build/kunit-mod/siw2_kunit.ko
 TOOL=/lib/modules/$(uname -r)/build/source/tools/testing/kunit
 [[ -f $KO ]] || fail "$KO not built (tools/check-debug.sh builds it)"
 [[ -f $TOOL/kunit_parser.py ]] || fail "no kunit.py parser under $TOOL"
+# The module's one dependency outside the kernel image (siw2_fpdu.c).
+modprobe libcrc32c || fail "modprobe libcrc32c"
 insmod "$KO" || fail "insmod $KO"
 R=$SIW2_RESULTS
 dmesg | sed -n '/siw2-vm: running/,$p' >"$R/ktap"
