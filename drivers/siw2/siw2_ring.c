@@ -222,9 +222,10 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	sqe->raddr = e->raddr;
 	sqe->rkey = e->rkey;
 	sqe->inv_stag = e->inv_stag;
+	/* A Commit's operands share the union: they are read below. */
 	if (siw2_wr_rules(e->opcode) & SIW2_WRF_IMM)
 		sqe->imm = e->imm;
-	else
+	else if (!(siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT))
 		siw2_wr_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
 			       e->atomic.compare_add_mask, e->atomic.swap_mask);
 	if (e->flags & SIW2_WQE_INLINE) {
