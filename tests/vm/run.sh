@@ -78,18 +78,18 @@ diag() {
 	tail -n "$2" "$1" | sed 's/^/#     /'
 }
 
-# klog_part boot|case FILE...: the kernel log lines before the case's
-# marker (the boot), or from it on.
+# klog_part all|boot|case FILE...: the kernel log lines, those before the
+# case's marker (the boot), or those from it on.
 klog_part() {
 	local part=$1 f
 	shift
 	for f in "$@"; do
 		[[ -f $f ]] || continue
-		if [[ $part == boot ]]; then
-			sed '/siw2-vm: running/,$d' "$f"
-		else
-			sed -n '/siw2-vm: running/,$p' "$f"
-		fi
+		case $part in
+		boot) sed '/siw2-vm: running/,$d' "$f" ;;
+		case) sed -n '/siw2-vm: running/,$p' "$f" ;;
+		*) cat "$f" ;;
+		esac
 	done
 }
 
@@ -147,16 +147,15 @@ run_case() {
 	# SIW2_VM_KLOG_FROM_CASE=1 (tools/check-debug.sh): a report from the
 	# boot, before the case's marker and so before siw2 exists, is the
 	# kernel's own; it is shown, not counted.
+	local part=all
 	if [[ ${SIW2_VM_KLOG_FROM_CASE:-0} == 1 ]]; then
+		part=case
 		boot_bad=$(klog_part boot "$LOGDIR/$name".{dmesg,console} |
 			grep -Ev "$KLOG_USER" | grep -E -m1 "$KLOG_BAD")
 		[[ -n $boot_bad ]] && echo "# $name: before the case, not counted: $boot_bad" >&2
-		bad=$(klog_part case "$LOGDIR/$name".{dmesg,console} |
-			grep -Ev "$KLOG_USER" | grep -E -m1 "$KLOG_BAD")
-	else
-		bad=$(cat "$LOGDIR/$name.dmesg" "$LOGDIR/$name.console" 2>/dev/null |
-			grep -Ev "$KLOG_USER" | grep -E -m1 "$KLOG_BAD")
 	fi
+	bad=$(klog_part "$part" "$LOGDIR/$name".{dmesg,console} |
+		grep -Ev "$KLOG_USER" | grep -E -m1 "$KLOG_BAD")
 	if [[ -n $bad ]]; then
 		msg="${msg:+$msg; }kernel log: $bad"; status=fail
 	fi
