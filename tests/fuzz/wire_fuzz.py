@@ -1,0 +1,1625 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""wire_fuzz.py - a generating wire fuzzer against a live siw2 QP.
+
+Plain TCP, Python 3 standard library; MPA framing, CRC32c and the FPDU
+decoder come from tests/progs/mpa_peer.py.  The other end is
+tests/progs/siw2_fuzz_target (one process, one QP per connection, memory
+regions between guard areas; its stdout is read for the MR table and for
+its per-connection verdict lines).  Everything is derived from --seed: the
+connection number k draws from random.Random("SEED:k"), so one failing
+connection replays alone with --only K.
+
+  wire_fuzz.py fpdu --target-out FILE --seed S (--cases N | --conns N)
+               (--connect HOST:PORT | --listen ADDR:PORT) [--only K]
+  wire_fuzz.py handshake --target-out FILE --seed S --cases N
+               (--connect HOST:PORT | --listen ADDR:PORT) [--only K]
+  wire_fuzz.py selftest
+
+--connect: the fuzzer is the MPA Initiator, siw2 (target --listen) the
+Responder.  --listen: the other way round (target --connect).
+
+fpdu mode, per connection: an MPA exchange drawn from the seed (Rev 1 or 2,
+CRC on or off, siw2's capability bits 0x4 RDMAP v2 and 0x2 Commit or
+not, peer-to-peer with a Write or Read RTR or not); a probe (an RDMA Write
+of 16 random octets to the rw region and a Read Request of them, checked
+byte for byte: the fresh QP works); then up to 48 cases, each one to
+several generated FPDUs followed by a ping (a Read Request of 1..8 octets
+of the read-only region, whose Read Response must come back exact).  The
+connection ends at the first Terminate, close, or after its cases.  Case
+kinds: valid operations of every opcode (Write, Read, Send and its SE and
+Invalidate variants, Immediate Data, Atomic, Commit with and without the
+log update, Read V2, Send with Immediate), the same with one header field
+at an edge or random value (DDP control bits, opcode, RV, DV, STag, TO,
+QN, MSN, MO, Invalidate STag, sizes, atomic operands), random bit flips,
+random ULPDU octets, truncated and oversized segments, bad CRCs, Send MSN
+and MO out of order, Read/Atomic/Commit/Read V2 floods beyond IRD, a
+Terminate from us, a partial FPDU and close; any of them split over many
+TCP segments or coalesced with the next.
+
+Checked for every case (a failure prints "FAIL seed=S conn=K case=C"):
+  - every FPDU siw2 sends is well formed: length, CRC when negotiated,
+    DDP version 1, the connection's RDMAP version, an opcode a Responder
+    sends (Read Response, Terminate, Atomic/Commit/Read V2 Response);
+  - responses come in request order: Read Responses with the requested
+    STag, TO and length (exact data where the source is known), QN 3
+    responses with MSN 1, 2, 3, ... and the Request Identifier;
+  - a Terminate has QN 2, MSN 1, MO 0, L=1, a Layer/EType/Code of DIGEST
+    3.4, headers echoed as sent where it includes them, nothing after it,
+    and the TCP connection closes;
+  - valid operations are answered and never Terminated; faults the
+    digest names (bad CRC, a bad, foreign, dead or read-only STag, out of
+    bounds, a bad version, opcode, QN or MSN, a Send too long for the
+    receive, an extension not negotiated) are Terminated;
+  - no silence: the ping is answered, or a Terminate or a close comes,
+    within the time limit (10 s times SIW2_TIMEOUT_SCALE);
+  - the target's CONN line: established, QP in ERR, every receive
+    completed, guards intact (the regions without remote write rights and
+    64 KiB... see siw2_fuzz_target.c), no HANG.
+
+handshake mode: each case is one TCP connection with a mutated MPA
+Request (--connect) or Reply (--listen): key, flags, revision, private
+data length (short, long, lying), enhanced data (IRD/ORD edges, P2P and
+RTR bits), truncation with or without close, garbage after the frame,
+slow delivery.  siw2 must answer with a well-formed Reply, a Terminate or
+a close, or go on waiting for octets that are missing (we then close);
+every 25 cases a valid connection with the probe proves the device works.
+
+Output: one line per connection ("CONN k ..."), "FAIL ..." lines, and a
+summary "FUZZ <mode> seed=S conns=N cases=N fpdus=N fail=N terms=N ...".
+Exit 0 = no failure, 1 = failures, 2 = usage.
+"""
+
+import os
+import random
+import socket
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "progs"))
+import mpa_peer as mp  # noqa: E402
+
+MAX_FAILS = 50                 # a run stops after this many
+SCALE = float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1)
+WAIT = 10.0 * SCALE            # for an answer, a Terminate or a close
+CLOSE_WAIT = 10.0 * SCALE      # for the close after a Terminate
+TARGET_WAIT = 15.0 * SCALE     # for the target's CONN line
+
+# The target's regions (siw2_fuzz_target.c, REGIONS): name -> remote
+# rights, whether they must never change.
+RECV_SIZE = 512
+NRECV = 16
+PING_STAG = 0xFE000000         # sink STags of pings: PING_STAG | n
+CASE_STAG = 0x5A000000         # sink STags of the cases' Reads
+
+OP_WRITE, OP_RREQ, OP_RRESP, OP_SEND, OP_SEND_INV, OP_SEND_SE, \
+    OP_SEND_SE_INV, OP_TERM, OP_IMM, OP_IMM_SE, OP_ATOMIC, OP_ATOMIC_RESP, \
+    OP_COMMIT, OP_COMMIT_RESP = range(14)
+OP_READ2, OP_READ2_RESP, OP_SEND_IMM, OP_SEND_INV_IMM, OP_SEND_SE_IMM, \
+    OP_SEND_SE_INV_IMM = range(0x11, 0x17)
+
+# DIGEST 3.4: (layer, etype) -> codes (None: any).
+TERM_CODES = {
+    (0, 0): None, (0, 1): {0, 1, 2, 3, 4, 9, 0xFF}, (0, 2): {5, 6, 7, 8, 9, 0xFF},
+    (1, 0): {0}, (1, 1): {0, 1, 2, 3, 4}, (1, 2): {1, 2, 3, 4, 5, 6},
+    (2, 0): {1, 2, 3, 4, 5, 6, 7},
+}
+
+
+def mr_byte(seed, o):
+    return (seed + 7 * o + (o >> 8)) & 0xFF
+
+
+def mr_bytes(seed, off, n):
+    return bytes(mr_byte(seed, o) for o in range(off, off + n))
+
+
+class Fail(Exception):
+    """A case's verdict: what siw2 did wrong."""
+
+
+class Dead(Exception):
+    """The connection ended (Terminate or close), as allowed."""
+
+
+# --------------------------------------------------------------------------
+# Target output.
+
+def parse_kv(line):
+    d = {}
+    for w in line.split()[1:]:
+        if "=" in w:
+            k, v = w.split("=", 1)
+            d[k] = v
+    return d
+
+
+class Target:
+    """The target's stdout file, read as it grows."""
+
+    def __init__(self, path):
+        self.path = path
+        self.pos = 0
+        self.lines = []
+        self.mrs = {}
+
+    def poll(self):
+        try:
+            with open(self.path) as f:
+                f.seek(self.pos)
+                data = f.read()
+        except OSError:
+            return
+        if not data:
+            return
+        # Only whole lines.
+        cut = data.rfind("\n") + 1
+        self.pos += len(data[:cut].encode())
+        for line in data[:cut].splitlines():
+            self.lines.append(line)
+            if line.startswith("MR "):
+                kv = parse_kv(line)
+                self.mrs[kv["name"]] = {"stag": int(kv["stag"], 16),
+                                        "addr": int(kv["addr"], 16),
+                                        "len": int(kv["len"]),
+                                        "seed": int(kv["seed"], 16)}
+
+    def wait(self, pred, secs):
+        deadline = time.monotonic() + secs
+        while True:
+            self.poll()
+            for i, line in enumerate(self.lines):
+                if pred(line):
+                    return self.lines.pop(i)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.005)
+
+    def take_conn(self, secs):
+        """The next CONN (or HANG) line."""
+        return self.wait(lambda ln: ln.startswith(("CONN ", "HANG ", "FAIL")), secs)
+
+
+# --------------------------------------------------------------------------
+# Messages: segments of named fields, so that one field can be mutated.
+
+class Seg:
+    """One DDP segment: header fields (name, struct format, value), then
+    payload.  fields[0] is always the DDP control word."""
+
+    def __init__(self, fields, payload=b""):
+        self.fields = list(fields)
+        self.payload = payload
+        self.crc_bad = False
+
+    def ulpdu(self):
+        return b"".join(struct.pack(">" + f, v) for _, f, v in self.fields) + self.payload
+
+    def fpdu(self, crc):
+        u = self.ulpdu()
+        body = struct.pack(">H", len(u) & 0xFFFF) + u + bytes(mp.pad_len(len(u)))
+        c = mp.crc32c(body) if crc else 0
+        if self.crc_bad:
+            c ^= 0xFFFFFFFF if crc else 0x5A5A5A5A
+        return body + struct.pack("<I", c)
+
+    def set(self, name, value):
+        for i, (n, f, _) in enumerate(self.fields):
+            if n == name:
+                self.fields[i] = (n, f, value)
+                return
+
+
+def ctrl(tagged, last, op, rv, dv=1):
+    return (0x8000 if tagged else 0) | (0x4000 if last else 0) | (dv & 3) << 8 | \
+        (rv & 3) << 6 | (op & (0x1F if rv == 2 else 0x0F))
+
+
+def tagged(op, rv, stag, to, payload=b"", last=True):
+    return Seg([("ctrl", "H", ctrl(True, last, op, rv)), ("stag", "I", stag),
+                ("to", "Q", to)], payload)
+
+
+def untagged(op, rv, qn, msn, mo, rest=(), payload=b"", last=True, inval=0):
+    return Seg([("ctrl", "H", ctrl(False, last, op, rv)), ("inval", "I", inval),
+                ("qn", "I", qn), ("msn", "I", msn), ("mo", "I", mo)] + list(rest),
+               payload)
+
+
+# --------------------------------------------------------------------------
+# One connection's state.
+
+class Conn:
+    def __init__(self, k, rng, mrs, sock, rv, crc, feats, ird, msn1):
+        self.k = k
+        self.rng = rng
+        self.mrs = mrs
+        self.sock = sock
+        self.buf = b""
+        self.closed = None
+        self.rv = rv
+        self.crc = crc
+        self.feats = feats        # {"ext", "commit"}
+        self.ird = ird
+        self.msn0 = 1             # next Send MSN (QN 0)
+        self.msn1 = msn1          # next request MSN (QN 1)
+        self.qn3 = 1              # next QN 3 response MSN
+        self.pending = []         # expected responses, in order
+        self.loose = False        # responses to mutated requests allowed
+        self.sent = []            # FPDUs of the current case (for echo checks)
+        self.pings = 0
+        self.terms = 0
+        self.fpdus = 0            # generated FPDUs sent
+        self.req_id = 1
+        self.gen_qn3 = 1          # QN 3 MSN of the next generated request
+        self.tainted = False      # a mutated case survived: no strict outcomes
+        self.exact = True
+        self.setup = True         # before the probe (RTR exchange)
+
+    # -- wire
+    def send(self, data, chunks=1):
+        if chunks <= 1 or len(data) < 2:
+            parts = [data]
+        else:
+            cuts = sorted(self.rng.sample(range(1, len(data)), min(chunks - 1, len(data) - 1)))
+            parts = [data[a:b] for a, b in zip([0] + cuts, cuts + [len(data)])]
+        for p in parts:
+            try:
+                self.sock.sendall(p)
+            except OSError as e:
+                # The peer may have closed on an earlier FPDU: what it
+                # sent before is still to be read.
+                self.closed = self.closed or "send:%s" % (e.strerror or e)
+                return False
+        return True
+
+    def _recv(self, deadline):
+        if self.closed and not self.closed.startswith("send:"):
+            return False
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        self.sock.settimeout(left)
+        try:
+            data = self.sock.recv(65536)
+        except socket.timeout:
+            return False
+        except ConnectionResetError:
+            self.closed = "rst"
+            return False
+        except OSError as e:
+            self.closed = "error:%s" % (e.strerror or e)
+            return False
+        if not data:
+            self.closed = "fin"
+            return False
+        self.buf += data
+        return True
+
+    def next_fpdu(self, deadline):
+        """The next FPDU siw2 sent (decoded), or None: closed (self.closed
+        set) or nothing before @deadline."""
+        while len(self.buf) < 2:
+            if not self._recv(deadline):
+                if self.buf and self.closed:
+                    raise Fail("%d trailing octets before the close" % len(self.buf))
+                return None
+        n = mp.fpdu_size(self.buf)
+        while len(self.buf) < n:
+            if not self._recv(deadline):
+                if self.closed:
+                    raise Fail("an incomplete FPDU (%d of %d octets) before the close" %
+                               (len(self.buf), n))
+                return None
+        raw, self.buf = self.buf[:n], self.buf[n:]
+        d = mp.decode_fpdu(raw)
+        d["raw"] = raw
+        self.check_frame(d)
+        return d
+
+    # -- checks
+    def check_frame(self, d):
+        """Well formed, from a Responder.  RTRs and a Terminate before the
+        connection is in RDMA mode may carry RDMAP version 1 (RFC 6581
+        predates version 2; DEC-4 settles the version with the Reply)."""
+        if self.crc and d["crc"] != "ok":
+            raise Fail("CRC %s on a connection with CRC: %s" % (d["crc"], d["text"]))
+        if d["len"] < 14 or d.get("op") is None:
+            raise Fail("a runt FPDU from siw2: %s" % d["text"])
+        if d["dv"] != 1:
+            raise Fail("DDP version %d: %s" % (d["dv"], d["text"]))
+        if d["rv"] != self.rv and not (self.setup and d["rv"] == 1):
+            raise Fail("RDMAP version %d on an RV %d connection: %s" % (d["rv"], self.rv, d["text"]))
+        op = d["op"]
+        if op == OP_RRESP:
+            if not d["T"]:
+                raise Fail("an untagged Read Response: %s" % d["text"])
+        elif op in (OP_TERM, OP_ATOMIC_RESP, OP_COMMIT_RESP, OP_READ2_RESP):
+            if d["T"] or "qn" not in d:
+                raise Fail("a tagged or short %s: %s" % (mp.OPNAMES[op], d["text"]))
+            if op == OP_ATOMIC_RESP and "ext" not in self.feats or \
+                    op == OP_COMMIT_RESP and "commit" not in self.feats or \
+                    op == OP_READ2_RESP and self.rv != 2:
+                raise Fail("%s on a connection without it" % mp.OPNAMES[op])
+        elif self.setup and op in (OP_WRITE, OP_RREQ):
+            pass                  # its RTR, checked by accept_responder
+        else:
+            raise Fail("siw2 sent opcode 0x%x, which a responder never sends: %s" %
+                       (op, d["text"]))
+
+    def check_term(self, d):
+        u = d["ulpdu"]
+        if d["len"] < 22 or d["qn"] != 2 or d["msn"] != 1 or d["mo"] != 0 or not d["L"]:
+            raise Fail("a Terminate with a bad header (QN 2, MSN 1, MO 0, L=1): %s" % d["text"])
+        t = mp.decode_term_ctrl(u[18:22])
+        t["rest"] = u[22:]
+        key = (t["layer"], t["etype"])
+        if key not in TERM_CODES or (TERM_CODES[key] is not None and
+                                     t["code"] not in TERM_CODES[key]):
+            raise Fail("a Terminate code not in DIGEST 3.4: %d/%d/0x%02x" %
+                       (t["layer"], t["etype"], t["code"]))
+        if (t["D"] or t["R"]) and self.exact:
+            probs = None
+            for f in self.sent:
+                p = mp.term_echo_problems(t, "rfc", f)
+                if not p:
+                    probs = None
+                    break
+                probs = probs or p
+            if probs:
+                raise Fail("Terminate %d/%d/0x%02x echoes no FPDU of the case: %s" %
+                           (t["layer"], t["etype"], t["code"], "; ".join(probs)))
+        self.terms += 1
+        return t
+
+    def after_term(self, t):
+        """Nothing may follow a Terminate but the close."""
+        d = self.next_fpdu(time.monotonic() + CLOSE_WAIT)
+        if d is not None:
+            raise Fail("an FPDU after the Terminate: %s" % d["text"])
+        if not self.closed:
+            raise Fail("no close within %.0fs of the Terminate %d/%d/0x%02x" %
+                       (CLOSE_WAIT, t["layer"], t["etype"], t["code"]))
+        raise Dead("term %d/%d/0x%02x" % (t["layer"], t["etype"], t["code"]))
+
+    def match(self, d):
+        """Match a response against the pending list."""
+        op = d["op"]
+        if op != OP_RRESP:
+            if d["msn"] != self.qn3 or d["qn"] != 3 or d["mo"] != 0 and op != OP_READ2_RESP:
+                raise Fail("QN 3 response with QN %d MSN %d MO %d, want QN 3 MSN %d: %s" %
+                           (d["qn"], d["msn"], d["mo"], self.qn3, d["text"]))
+            if d["L"] or op != OP_READ2_RESP:
+                self.qn3 += 1
+        head = self.pending[0] if self.pending else None
+        if head is None or not head.accepts(d):
+            if self.loose:
+                # An answer to a mutated request (well formed, checked).
+                return
+            raise Fail("unexpected response (waiting for %s): %s" %
+                       (head.what() if head else "nothing", d["text"]))
+        if head.take(d):
+            self.pending.pop(0)
+            return head
+
+
+class Want:
+    """An expected response."""
+
+    def __init__(self, kind, ping=False, stag=0, to=0, length=0, data=None,
+                 msn=0, req_id=None, status=None):
+        self.kind = kind          # "rresp", "atomic", "commit", "read2"
+        self.ping = ping
+        self.stag, self.to, self.length, self.data = stag, to, length, data
+        self.msn, self.req_id, self.status = msn, req_id, status
+        self.got = 0
+
+    def what(self):
+        if self.kind == "rresp":
+            return "Read Response stag=0x%08x to=0x%x len=%d (got %d)" % (
+                self.stag, self.to, self.length, self.got)
+        return "%s Response MSN %d" % (self.kind, self.msn)
+
+    def accepts(self, d):
+        op = d["op"]
+        if self.kind == "rresp":
+            return op == OP_RRESP and d["stag"] == self.stag
+        want = {"atomic": OP_ATOMIC_RESP, "commit": OP_COMMIT_RESP, "read2": OP_READ2_RESP}
+        return op == want[self.kind] and d["msn"] == self.msn
+
+    def take(self, d):
+        """True when this response is complete; Fail if it is wrong."""
+        u = d["ulpdu"]
+        if self.kind in ("rresp", "read2"):
+            hdr = 14 if self.kind == "rresp" else 18
+            pay = u[hdr:]
+            off = d["to"] - self.to if self.kind == "rresp" else d["mo"]
+            if off != self.got:
+                raise Fail("%s segment at %d, want %d" % (self.what(), off, self.got))
+            if self.got + len(pay) > self.length:
+                raise Fail("%s longer than asked" % self.what())
+            if self.data is not None and pay != self.data[self.got:self.got + len(pay)]:
+                raise Fail("%s data differs at %d: got %s want %s" % (
+                    self.what(), self.got, pay[:16].hex(),
+                    self.data[self.got:self.got + 16].hex()))
+            self.got += len(pay)
+            if d["L"] != (self.got == self.length):
+                raise Fail("%s: L=%d with %d of %d octets" % (self.what(), d["L"], self.got,
+                                                              self.length))
+            return bool(d["L"])
+        if self.kind == "atomic":
+            if len(u) != 30 or struct.unpack(">I", u[18:22])[0] != self.req_id:
+                raise Fail("Atomic Response %s, want Request Identifier %d" % (u[18:].hex(),
+                                                                               self.req_id))
+        if self.kind == "commit":
+            if len(u) != 26:
+                raise Fail("Commit Response of %d octets" % len(u))
+            rid, st = struct.unpack(">II", u[18:26])
+            if rid != self.req_id or (self.status is not None and st != self.status):
+                raise Fail("Commit Response id %d status %d, want id %d status %s" % (
+                    rid, st, self.req_id, self.status))
+        if not d["L"]:
+            raise Fail("%s with L=0" % self.what())
+        return True
+
+
+# --------------------------------------------------------------------------
+# Cases.
+
+class Case:
+    """Generated FPDUs and what they must cause.
+
+    expect: "live" (answered, never Terminated), "term" (a Terminate must
+    come), "any" (either, as long as every FPDU is well formed), "close"
+    (we sent a Terminate: siw2 closes and sends nothing), "shut" (we
+    close after a partial FPDU: siw2 closes, a Terminate first is fine)."""
+
+    def __init__(self, kind, segs=(), wants=(), expect="live", code=None, raw=None):
+        self.kind = kind
+        self.segs = list(segs)
+        self.wants = list(wants)
+        self.expect = expect
+        self.code = code          # (layer, etype, code) a "term" case must get
+        self.raw = raw            # octets sent as they are (no FPDU building)
+        self.chunks = 1
+        self.exact = raw is None
+        self.mutated = False
+
+
+def rand_len(rng, hi):
+    """Mostly small, sometimes at the edges."""
+    r = rng.random()
+    if r < 0.1:
+        return 0
+    if r < 0.2:
+        return hi
+    if r < 0.6:
+        return rng.randint(1, min(hi, 64))
+    return rng.randint(1, hi)
+
+
+def split_len(rng, n, maxseg=3):
+    """@n octets in 1..maxseg segment lengths (a zero-length message is one)."""
+    k = rng.randint(1, maxseg) if n > 1 else 1
+    if k == 1:
+        return [n]
+    cuts = sorted(rng.sample(range(1, n), min(k - 1, n - 1)))
+    return [b - a for a, b in zip([0] + cuts, cuts + [n])]
+
+
+def rbytes(rng, n):
+    return rng.getrandbits(8 * n).to_bytes(n, "little") if n else b""
+
+
+def region(c, name):
+    return c.mrs[name]
+
+
+def g_write(c, rng):
+    name = rng.choice(["rw", "rw", "wo"])
+    m = region(c, name)
+    n = rand_len(rng, min(m["len"], 1200))
+    off = rng.randint(0, m["len"] - n)
+    segs, pos = [], 0
+    data = rbytes(rng, n)
+    parts = split_len(rng, n)
+    for i, ln in enumerate(parts):
+        segs.append(tagged(OP_WRITE, c.rv, m["stag"], m["addr"] + off + pos,
+                           data[pos:pos + ln], last=i == len(parts) - 1))
+        pos += ln
+    return Case("write", segs)
+
+
+def read_req(c, sink_stag, sink_to, size, src_stag, src_to):
+    s = untagged(OP_RREQ, c.rv, 1, c.msn1, 0,
+                 [("sink_stag", "I", sink_stag), ("sink_to", "Q", sink_to),
+                  ("size", "I", size), ("src_stag", "I", src_stag), ("src_to", "Q", src_to)])
+    c.msn1 += 1
+    return s
+
+
+def g_read(c, rng, nmax=None):
+    segs, wants = [], []
+    for _ in range(rng.randint(1, nmax or max(1, min(3, c.ird - 1)))):
+        name = rng.choice(["ro", "ro", "rw"])
+        m = region(c, name)
+        n = rand_len(rng, min(m["len"], 1500))
+        off = rng.randint(0, m["len"] - n)
+        sink = CASE_STAG | rng.getrandbits(16)
+        sto = rng.getrandbits(40)
+        segs.append(read_req(c, sink, sto, n, m["stag"], m["addr"] + off))
+        wants.append(Want("rresp", stag=sink, to=sto, length=n,
+                          data=mr_bytes(m["seed"], off, n) if name == "ro" else None))
+    return Case("read", segs, wants)
+
+
+def send_segs(c, rng, op, n, inval=0, imm=None):
+    """The segments of one Send-type message of @n payload octets; with
+    @imm, a Send with Immediate: the 8 octets in a last segment at MO n."""
+    data = rbytes(rng, n)
+    parts = split_len(rng, n) if n else ([] if imm is not None else [0])
+    segs, pos = [], 0
+    for i, ln in enumerate(parts):
+        last = imm is None and i == len(parts) - 1
+        segs.append(untagged(op, c.rv, 0, c.msn0, pos, payload=data[pos:pos + ln],
+                             last=last, inval=inval))
+        pos += ln
+    if imm is not None:
+        segs.append(untagged(op, c.rv, 0, c.msn0, n, payload=imm, last=True, inval=inval))
+    c.msn0 += 1
+    return segs
+
+
+def g_send(c, rng):
+    op = rng.choice([OP_SEND, OP_SEND_SE])
+    return Case("send", send_segs(c, rng, op, rand_len(rng, RECV_SIZE)))
+
+
+def g_imm(c, rng):
+    op = rng.choice([OP_IMM, OP_IMM_SE])
+    s = untagged(op, c.rv, 0, c.msn0, 0, payload=rbytes(rng, 8))
+    c.msn0 += 1
+    return Case("imm", [s])
+
+
+def g_send_imm(c, rng):
+    op = rng.choice([OP_SEND_IMM, OP_SEND_SE_IMM])
+    return Case("send-imm", send_segs(c, rng, op, rand_len(rng, RECV_SIZE - 8),
+                                      imm=rbytes(rng, 8)))
+
+
+def qn3_want(c, kind, **kw):
+    """Its MSN is set when the case is sent (run_case)."""
+    return Want(kind, **kw)
+
+
+def g_atomic(c, rng, count=None):
+    segs, wants = [], []
+    m = region(c, "rw")
+    for _ in range(count or rng.randint(1, max(1, min(2, c.ird - 1)))):
+        rid = c.req_id
+        c.req_id += 1
+        to = m["addr"] + 8 * rng.randrange(m["len"] // 8)
+        segs.append(untagged(OP_ATOMIC, c.rv, 1, c.msn1, 0, [
+            ("aop", "I", rng.choice([0, 1, 2])), ("req_id", "I", rid),
+            ("stag", "I", m["stag"]), ("ato", "Q", to),
+            ("add_swap", "Q", rng.getrandbits(64)), ("add_swap_mask", "Q", rng.getrandbits(64)),
+            ("cmp", "Q", rng.getrandbits(64)), ("cmp_mask", "Q", rng.getrandbits(64))]))
+        c.msn1 += 1
+        wants.append(qn3_want(c, "atomic", req_id=rid))
+    return Case("atomic", segs, wants)
+
+
+def g_commit(c, rng, count=None):
+    segs, wants = [], []
+    m = region(c, "rw")
+    for _ in range(count or 1):
+        rid = c.req_id
+        c.req_id += 1
+        n = rand_len(rng, m["len"])
+        off = rng.randint(0, m["len"] - n)
+        stag = m["stag"] if n or rng.random() < 0.5 else 0
+        rest = [("req_id", "I", rid), ("cstag", "I", stag), ("clen", "I", n),
+                ("cto", "Q", m["addr"] + off if stag else 0)]
+        if rng.random() < 0.4:
+            rest += [("ltype", "H", 0x8001), ("lrsvd", "H", 0), ("lstag", "I", m["stag"]),
+                     ("lto", "Q", m["addr"] + 8 * rng.randrange(m["len"] // 8)),
+                     ("lvalue", "Q", rng.getrandbits(64))]
+        segs.append(untagged(OP_COMMIT, c.rv, 1, c.msn1, 0, rest))
+        c.msn1 += 1
+        wants.append(qn3_want(c, "commit", req_id=rid, status=0))
+    return Case("commit", segs, wants)
+
+
+def g_read2(c, rng, count=None):
+    segs, wants = [], []
+    for _ in range(count or 1):
+        name = rng.choice(["ro", "ro", "rw"])
+        m = region(c, name)
+        n = rand_len(rng, min(m["len"], 1500))
+        off = rng.randint(0, m["len"] - n)
+        segs.append(untagged(OP_READ2, c.rv, 1, c.msn1, 0, [
+            ("size", "I", n), ("src_stag", "I", m["stag"]), ("src_to", "Q", m["addr"] + off)]))
+        c.msn1 += 1
+        wants.append(qn3_want(c, "read2", length=n,
+                              data=mr_bytes(m["seed"], off, n) if name == "ro" else None))
+    return Case("read2", segs, wants)
+
+
+def valid_gens(c):
+    g = [g_write, g_write, g_read, g_read, g_send, g_send]
+    if "ext" in c.feats:
+        g += [g_imm, g_atomic, g_atomic]
+    if c.rv == 2:
+        g += [g_send_imm, g_read2]
+    if "commit" in c.feats:
+        g += [g_commit, g_commit]
+    return g
+
+
+EDGE32 = [0, 1, 2, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF]
+EDGE64 = [0, 1, 1 << 63, (1 << 64) - 1, (1 << 64) - 8]
+
+
+def edge(rng, fmt, cur):
+    bits = {"B": 8, "H": 16, "I": 32, "Q": 64}[fmt]
+    top = (1 << bits) - 1
+    r = rng.random()
+    if r < 0.35:
+        return rng.choice([v & top for v in (EDGE64 if bits == 64 else EDGE32)] + [top])
+    if r < 0.55:
+        return (cur + rng.choice([-4096, -8, -1, 1, 8, 4096, 1 << 20])) & top
+    if r < 0.7:
+        return cur ^ (1 << rng.randrange(bits))
+    return rng.getrandbits(bits)
+
+
+def mutate_ctrl(rng, v):
+    which = rng.randrange(6)
+    if which == 0:
+        return v ^ 0x8000                        # T
+    if which == 1:
+        return v ^ 0x4000                        # L
+    if which == 2:
+        return (v & ~0x0300) | rng.choice([0, 2, 3]) << 8   # DV
+    if which == 3:
+        return (v & ~0x00C0) | rng.choice([0, 1, 2, 3]) << 6  # RV
+    if which == 4:
+        return (v & ~0x001F) | rng.randrange(32)   # opcode, all 5 bits
+    return v | rng.choice([0x2000, 0x1000, 0x0800, 0x0400, 0x0020])  # reserved
+
+
+def g_mutate(c, rng):
+    """A valid case with one field (or a few bits) changed; CRC still valid."""
+    case = rng.choice(valid_gens(c))(c, rng)
+    case.kind = "mut-" + case.kind
+    case.wants, case.expect, case.mutated = [], "any", True
+    seg = rng.choice(case.segs)
+    how = rng.random()
+    if how < 0.7:
+        i = rng.randrange(len(seg.fields))
+        name, fmt, cur = seg.fields[i]
+        new = mutate_ctrl(rng, cur) if name == "ctrl" else edge(rng, fmt, cur)
+        seg.fields[i] = (name, fmt, new)
+        case.kind += ":" + name
+    elif how < 0.85:
+        u = bytearray(seg.ulpdu())
+        for _ in range(rng.randint(1, 3)):
+            u[rng.randrange(len(u))] ^= 1 << rng.randrange(8)
+        seg.fields, seg.payload = [("ctrl", "H", u[0] << 8 | u[1])], bytes(u[2:])
+        case.kind += ":bits"
+    else:
+        # payload length: shorter or longer than the message needs
+        n = len(seg.payload)
+        seg.payload = seg.payload[:rng.randint(0, n)] if n and rng.random() < 0.5 else \
+            seg.payload + rbytes(rng, rng.choice([1, 7, 8, 100, 600]))
+        case.kind += ":paylen"
+    return case
+
+
+def g_garbage(c, rng):
+    """Random ULPDU octets behind a valid MPA header and CRC."""
+    n = rng.choice([0, 1, 2, 13, 14, 17, 18, 22, 30, 46, 52, 70, rng.randint(0, 300)])
+    s = Seg([("ctrl", "H", rng.getrandbits(16))], rbytes(rng, max(0, n - 2)))
+    case = Case("garbage", [s], expect="any")
+    return case
+
+
+def g_truncated(c, rng):
+    """A DDP header cut short by the MPA length (CRC valid)."""
+    full = rng.choice(valid_gens(c))(c, rng).segs[0].ulpdu()
+    n = rng.randint(0, min(len(full) - 1, 45))
+    s = Seg([], full[:n])
+    return Case("truncated", [s], expect="any")
+
+
+def g_oversize(c, rng):
+    """A segment beyond every bound: a Write past the region or a Send past
+    the receive."""
+    n = rng.choice([RECV_SIZE + 1, 4000, 9000, 16000, 16000, 65535 - 14])
+    if rng.random() < 0.5:
+        m = region(c, "rw")
+        n = max(n, m["len"] + 1)
+        s = tagged(OP_WRITE, c.rv, m["stag"], m["addr"], bytes(min(n, 65535 - 14)))
+        return Case("oversize-write", [s], expect="term", code=(1, 1, 1))
+    segs = send_segs(c, rng, OP_SEND, 0)
+    segs[0].payload = bytes(min(n, 65535 - 18))
+    return Case("oversize-send", segs, expect="term")
+
+
+def g_fault(c, rng):
+    """A fault the digest names, with the Terminate it must bring."""
+    m = region(c, "rw")
+    f = rng.randrange(11)
+    if f == 0 and c.crc:
+        case = g_write(c, rng)
+        rng.choice(case.segs).crc_bad = True
+        case.kind, case.expect, case.code, case.exact = "bad-crc", "term", (2, 0, 2), False
+        return case
+    if f <= 1:
+        name = rng.choice(["ro", "none", "pd2", "dereg"])
+        r = region(c, name)
+        s = tagged(OP_WRITE, c.rv, r["stag"], r["addr"], rbytes(rng, rng.randint(1, 64)))
+        return Case("write-" + name, [s], expect="term")
+    if f == 2:
+        to = m["addr"] + m["len"] - rng.randint(0, 8)
+        s = tagged(OP_WRITE, c.rv, m["stag"], to, rbytes(rng, 16))
+        return Case("write-bounds", [s], expect="term", code=(1, 1, 1))
+    if f == 3:
+        name = rng.choice(["none", "wo", "pd2", "dereg"])
+        r = region(c, name)
+        s = read_req(c, CASE_STAG, 0, 16, r["stag"], r["addr"])
+        return Case("read-" + name, [s], expect="term")
+    if f == 4:
+        segs = send_segs(c, rng, OP_SEND, 0)
+        segs[0].payload = rbytes(rng, RECV_SIZE + rng.randint(1, 600))
+        return Case("send-long", segs, expect="term")
+    if f == 5:
+        msn = (c.msn0 + rng.choice([NRECV, NRECV + 1, 1000, -1])) & 0xFFFFFFFF
+        s = untagged(OP_SEND, c.rv, 0, msn, 0, payload=rbytes(rng, 8))
+        return Case("send-msn", [s], expect="term")
+    if f == 6:
+        s = untagged(OP_SEND, c.rv, rng.choice([3, 4, 7, 0xFFFFFFFF]), c.msn0, 0, payload=b"x")
+        return Case("send-qn", [s], expect="term")
+    if f == 7:
+        s = tagged(OP_WRITE, c.rv, m["stag"], m["addr"], b"dv")
+        s.set("ctrl", ctrl(True, True, OP_WRITE, c.rv, dv=rng.choice([0, 2, 3])))
+        return Case("bad-dv", [s], expect="term")
+    if f == 8:
+        s = tagged(OP_WRITE, c.rv, m["stag"], m["addr"], b"rv")
+        s.set("ctrl", ctrl(True, True, OP_WRITE, rng.choice([v for v in (0, 1, 2, 3) if v != c.rv])))
+        return Case("bad-rv", [s], expect="term", code=(0, 2, 5))
+    if f == 9:
+        ops = [0xE, 0xF] + ([0x17, 0x1F] if c.rv == 2 else [0x13, 0x11])
+        if "ext" not in c.feats:
+            ops += [OP_IMM, OP_ATOMIC]
+        if "commit" not in c.feats:
+            ops += [OP_COMMIT]
+        op = rng.choice(ops)
+        s = untagged(op, c.rv, 1, c.msn1, 0, payload=bytes(52))
+        s.set("ctrl", 0x4000 | 1 << 8 | c.rv << 6 | op)
+        return Case("bad-op-0x%x" % op, [s], expect="term", code=(0, 2, 6))
+    s = read_req(c, CASE_STAG, 0, 8, region(c, "ro")["stag"], region(c, "ro")["addr"])
+    s.set("qn", rng.choice([0, 2, 3]))
+    return Case("rreq-qn", [s], expect="term")
+
+
+def g_flood(c, rng):
+    """More outstanding requests than the IRD granted."""
+    gens = [lambda: g_read(c, rng, 1)]
+    if "ext" in c.feats:
+        gens.append(lambda: g_atomic(c, rng, 1))
+    if "commit" in c.feats:
+        gens.append(lambda: g_commit(c, rng, 1))
+    if c.rv == 2:
+        gens.append(lambda: g_read2(c, rng, 1))
+    segs, wants = [], []
+    for _ in range(c.ird + rng.randint(1, 3)):
+        one = rng.choice(gens)()
+        segs += one.segs
+        wants += one.wants
+    return Case("flood", segs, wants, expect="any")
+
+
+def g_peer_term(c, rng):
+    ctl = rng.choice([(0, 2, 7), (1, 2, 3), (2, 0, 2), (rng.randrange(16), rng.randrange(16),
+                                                       rng.randrange(256))])
+    word = ctl[0] << 28 | ctl[1] << 24 | ctl[2] << 16
+    s = untagged(OP_TERM, c.rv, 2, 1, 0, [("term", "I", word)])
+    return Case("peer-term", [s], expect="close")
+
+
+def g_partial(c, rng):
+    case = rng.choice(valid_gens(c))(c, rng)
+    raw = case.segs[0].fpdu(c.crc)
+    return Case("partial-close", raw=raw[:rng.randint(1, len(raw) - 1)], expect="shut")
+
+
+# Weights: about one case in four ends its connection, so connections
+# carry several cases past their setup.
+KINDS = [(g_mutate, 16), ("valid", 60), (g_fault, 8), (g_garbage, 3), (g_truncated, 2),
+         (g_oversize, 2), (g_flood, 3), (g_peer_term, 1), (g_partial, 1)]
+
+
+def gen_case(c, rng):
+    total = sum(w for _, w in KINDS)
+    r = rng.uniform(0, total)
+    for g, w in KINDS:
+        r -= w
+        if r <= 0:
+            break
+    case = rng.choice(valid_gens(c))(c, rng) if g == "valid" else g(c, rng)
+    if rng.random() < 0.25:
+        case.chunks = rng.choice([2, 3, 4, 8, 16])
+    return case
+
+
+# --------------------------------------------------------------------------
+# Running cases.
+
+def ping_seg(c):
+    """A Read Request of 1..8 octets of the read-only region, and its Want."""
+    m = c.mrs["ro"]
+    n = c.rng.randint(1, 8)
+    off = c.rng.randint(0, m["len"] - n)
+    c.pings += 1
+    stag = PING_STAG | (c.pings & 0xFFFF)
+    s = read_req(c, stag, c.pings << 4, n, m["stag"], m["addr"] + off)
+    return s, Want("rresp", ping=True, stag=stag, to=c.pings << 4, length=n,
+                   data=mr_bytes(m["seed"], off, n))
+
+
+def run_case(c, case):
+    """Send @case (and a ping), read until the ping's answer.  Raises Fail
+    (siw2 misbehaved), Dead (the connection ended as allowed)."""
+    strict = not c.tainted
+    c.exact = case.exact
+    c.loose = case.mutated or c.tainted
+    for w in case.wants:
+        if w.kind != "rresp":
+            w.msn = c.gen_qn3
+            c.gen_qn3 += 1
+    if case.raw is not None:
+        frames = [case.raw]
+    else:
+        frames = [s.fpdu(c.crc) for s in case.segs]
+    c.fpdus += max(1, len(case.segs))
+    c.sent = frames[:]
+    data = b"".join(frames)
+    ping = None
+    if case.expect not in ("close", "shut"):
+        ps, ping = ping_seg(c)
+        pf = ps.fpdu(c.crc)
+        c.sent.append(pf)
+        data += pf
+    c.pending = [] if c.loose else list(case.wants)
+    if ping:
+        c.pending.append(ping)
+    c.send(data, case.chunks)
+    if case.expect == "shut":
+        try:
+            c.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+    deadline = time.monotonic() + WAIT
+    while True:
+        d = c.next_fpdu(deadline)
+        if d is None:
+            if not c.closed:
+                raise Fail("no answer, Terminate or close within %.0fs (waiting for %s)" % (
+                    WAIT, c.pending[0].what() if c.pending else "the close"))
+            if case.expect in ("close", "shut"):
+                raise Dead("closed")
+            raise Fail("closed (%s) without a Terminate%s" % (
+                c.closed, ", waiting for " + c.pending[0].what() if c.pending else ""))
+        if d["op"] == OP_TERM:
+            t = c.check_term(d)
+            got = (t["layer"], t["etype"], t["code"])
+            if case.expect == "close":
+                raise Fail("a Terminate %d/%d/0x%02x answered our Terminate" % got)
+            if strict and case.expect == "live":
+                raise Fail("a valid %s Terminated: %d/%d/0x%02x" % ((case.kind,) + got))
+            if strict and case.code and got != case.code:
+                raise Fail("Terminate %d/%d/0x%02x, want %d/%d/0x%02x" % (got + case.code))
+            c.after_term(t)
+        if case.expect in ("close", "shut"):
+            raise Fail("an FPDU after our %s: %s" % (case.expect, d["text"]))
+        w = c.match(d)
+        if w is not None and w.ping:
+            break
+    if case.expect == "term" and strict:
+        raise Fail("no Terminate for the fault %s (the ping was answered)" % case.kind)
+    if c.loose:
+        c.tainted = True
+        c.gen_qn3 = c.qn3
+
+
+def probe(c):
+    """The fresh QP places a Write and answers a Read of it."""
+    c.setup = False
+    m = c.mrs["rw"]
+    off = c.rng.randrange(0, m["len"] - 16)
+    data = rbytes(c.rng, 16)
+    w = tagged(OP_WRITE, c.rv, m["stag"], m["addr"] + off, data)
+    sink = 0xC0DE0000 | (c.k & 0xFFFF)
+    r = read_req(c, sink, 0x1000, 16, m["stag"], m["addr"] + off)
+    c.pending = [Want("rresp", ping=True, stag=sink, to=0x1000, length=16, data=data)]
+    c.sent = [w.fpdu(c.crc), r.fpdu(c.crc)]
+    c.loose, c.exact = False, True
+    c.send(b"".join(c.sent))
+    deadline = time.monotonic() + WAIT
+    while True:
+        d = c.next_fpdu(deadline)
+        if d is None:
+            raise Fail("probe: no Read Response (%s)" % (c.closed or "timeout"))
+        if d["op"] == OP_TERM:
+            t = c.check_term(d)
+            raise Fail("probe: Terminated %d/%d/0x%02x" % (t["layer"], t["etype"], t["code"]))
+        w = c.match(d)
+        if w is not None:
+            return
+
+
+def mpa_params(rng):
+    rev = rng.choice([1, 2, 2, 2])
+    p = {"rev": rev, "crc": rng.random() < 0.5,
+         "caps": rng.choice([0, 2, 4, 6, 6]) if rev == 2 else 0,
+         "p2p": rev == 2 and rng.random() < 0.4,
+         "ird": rng.choice([1, 2, 4, 8, 16]), "ord": rng.choice([1, 2, 4, 8, 16])}
+    p["rtr"] = rng.choice([("write",), ("read",), ("write", "read")]) if p["p2p"] else ()
+    return p
+
+
+def read_frame(conn_sock, deadline):
+    """An MPA Request/Reply frame: (rr dict or None, raw octets)."""
+    buf = b""
+    while True:
+        if len(buf) >= 20:
+            need = 20 + struct.unpack(">H", buf[18:20])[0]
+            if len(buf) >= need or buf[:16] not in (mp.KEY_REQ, mp.KEY_REP) and \
+                    len(buf) >= 2 + struct.unpack(">H", buf[:2])[0] + 4:
+                rr = mp.parse_rr(buf[:20], buf[20:need])
+                rr["raw"] = buf
+                return rr, buf[need:]
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None, buf
+        conn_sock.settimeout(left)
+        try:
+            d = conn_sock.recv(4096)
+        except (socket.timeout, OSError):
+            return None, buf
+        if not d:
+            return None, buf
+        buf += d
+
+
+def connect_initiator(k, rng, mrs, addr):
+    """TCP connect, our Request, siw2's Reply, the RTR: a Conn."""
+    p = mpa_params(rng)
+    sock = socket.create_connection(addr, timeout=WAIT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    pd = mp.enh_data(p["ird"], p["ord"], p["p2p"], p["rtr"]) if p["rev"] == 2 else b""
+    req = mp.build_rr(mp.KEY_REQ, rev=p["rev"], c=p["crc"], s=p["rev"] == 2,
+                      caps=p["caps"], pd=pd)
+    sock.sendall(req)
+    rep, rest = read_frame(sock, time.monotonic() + WAIT)
+    if rep is None or rep["key"] != mp.KEY_REP or rep["R"] or rep["M"] or rep["rev"] != p["rev"]:
+        sock.close()
+        raise Fail("no accepting MPA Reply to a valid Request (%s): %s" % (
+            mp.describe_rr("req", mp.parse_rr(req[:20], req[20:])),
+            mp.describe_rr("rep", rep) if rep else "none"))
+    feats = set()
+    # siw2 agrees to a capability bit only with its ACK bit 0x1 (DEC-4).
+    both = p["caps"] & rep["caps"] if rep["caps"] & 1 else 0
+    if both & 4:
+        feats.add("ext")
+    if both & 2:
+        feats.add("commit")
+    crc = p["crc"] or bool(rep["C"])
+    ird = rep["enh"]["ird"] if rep["enh"] else 4
+    c = Conn(k, rng, mrs, sock, 2 if "ext" in feats else 1, crc, feats, max(1, ird), 1)
+    c.buf = rest
+    c.desc = "init rev=%d crc=%d feats=%s p2p=%s ird=%d" % (
+        p["rev"], crc, ",".join(sorted(feats)) or "-",
+        ",".join(rep["enh"]["rtr"]) if rep["enh"] and p["p2p"] else "-", ird)
+    if p["p2p"]:
+        rtr = rep["enh"]["rtr"] if rep["enh"] else []
+        if "write" in rtr:
+            c.send(mp.build_write_rtr(crc=crc))
+        elif "read" in rtr:
+            c.send(mp.build_read_rtr(msn=1, crc=crc))
+            c.msn1 = 2
+            d = c.next_fpdu(time.monotonic() + WAIT)
+            if d is None or d["op"] != OP_RRESP or d["payload"] != 0 or not d["L"]:
+                raise Fail("Read RTR: no zero-length Read Response (%s)" % (
+                    d["text"] if d else c.closed or "timeout"))
+        else:
+            raise Fail("P2P Request offering %s: the Reply chose no RTR" % ",".join(p["rtr"]))
+    return c
+
+
+def accept_responder(k, rng, mrs_source, lsock):
+    """siw2 connects: its Request, our Reply, its RTR: a Conn."""
+    mrs = mrs_source.mrs
+    lsock.settimeout(TARGET_WAIT)
+    try:
+        sock, _ = lsock.accept()
+    except socket.timeout:
+        raise Fail("the target did not connect within %.0fs" % TARGET_WAIT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    req, rest = read_frame(sock, time.monotonic() + WAIT)
+    if req is None or req["key"] != mp.KEY_REQ:
+        sock.close()
+        raise Fail("no MPA Request from siw2 (%r)" % rest[:20])
+    while not mrs.get("ro"):
+        # The target printed its MR table before it connected.
+        time.sleep(0.01)
+        mrs_source.poll()
+    p = mpa_params(rng)
+    crc = p["crc"] or bool(req["C"])
+    caps = req["caps"] & rng.choice([0, 2, 4, 6, 6]) if req["rev"] == 2 else 0
+    if caps:
+        caps |= 1                 # the ACK: without it no agreement (DEC-4)
+    if req["enh"]:
+        # An ORD above the Initiator's IRD is a valid Reply only within
+        # siw2's limit (it answers more with "insufficient IRD").
+        p["ord"] = min(p["ord"], max(1, req["enh"]["ird"]))
+    rtr = ()
+    if req["enh"] and req["enh"]["p2p"]:
+        offered = req["enh"]["rtr"]
+        pick = [r for r in ("write", "read") if r in offered]
+        rtr = (rng.choice(pick),) if pick else ()
+    pd = mp.enh_data(p["ird"], p["ord"], bool(rtr), rtr) if req["S"] else b""
+    rep = mp.build_rr(mp.KEY_REP, rev=req["rev"], c=crc, s=req["S"], caps=caps, pd=pd)
+    sock.sendall(rep)
+    feats = set()
+    if caps & 4:
+        feats.add("ext")
+    if caps & 2:
+        feats.add("commit")
+    c = Conn(k, rng, mrs, sock, 2 if "ext" in feats else 1, crc, feats, max(1, p["ird"]), 1)
+    c.buf = rest
+    c.desc = "resp rev=%d crc=%d feats=%s p2p=%s ird=%d" % (
+        req["rev"], crc, ",".join(sorted(feats)) or "-", ",".join(rtr) or "-", p["ird"])
+    if rtr:
+        d = c.next_fpdu(time.monotonic() + WAIT)
+        if d is None:
+            raise Fail("no RTR from siw2 (%s)" % (c.closed or "timeout"))
+        if rtr[0] == "write" and not (d["op"] == OP_WRITE and d["T"] and d["payload"] == 0):
+            raise Fail("want a zero-length Write RTR: %s" % d["text"])
+        if rtr[0] == "read":
+            if d["op"] != OP_RREQ or d.get("size") != 0:
+                raise Fail("want a zero-length Read RTR: %s" % d["text"])
+            c.send(mp.build_read_resp(d["sink_stag"], d["sink_to"], crc=crc))
+    return c
+
+
+def check_target_conn(tgt, k):
+    line = tgt.take_conn(TARGET_WAIT)
+    if line is None:
+        raise Fail("no CONN line from the target within %.0fs" % TARGET_WAIT)
+    kv = parse_kv(line)
+    if not line.startswith("CONN "):
+        raise Fail("target: " + line)
+    bad = []
+    if kv.get("est") != "1":
+        bad.append("not established")
+    if kv.get("state") != "ERR":
+        bad.append("QP state %s, want ERR" % kv.get("state"))
+    if kv.get("unflushed") != "0":
+        bad.append("%s receives never completed" % kv.get("unflushed"))
+    if kv.get("guards") != "OK":
+        bad.append("guards " + kv.get("guards", "?"))
+    if bad:
+        raise Fail("target %s: %s" % ("; ".join(bad), line))
+    return line
+
+
+class Stats:
+    def __init__(self):
+        self.conns = self.cases = self.fpdus = self.fails = self.terms = 0
+        self.ends = {}
+
+    def line(self, mode, seed):
+        ends = " ".join("%s=%d" % kv for kv in sorted(self.ends.items()))
+        return "FUZZ %s seed=%s conns=%d cases=%d fpdus=%d fail=%d terms=%d %s" % (
+            mode, seed, self.conns, self.cases, self.fpdus, self.fails, self.terms, ends)
+
+
+def fpdu_conn(a, k, tgt, lsock, st, check_target=True, budget=None):
+    rng = random.Random("%s:%d" % (a.seed, k))
+    where = "seed=%s conn=%d" % (a.seed, k)
+    case_no, end, c = 0, "budget", None
+    try:
+        c = connect_initiator(k, rng, tgt.mrs, a.addr) if a.role == "init" else \
+            accept_responder(k, rng, tgt, lsock)
+        probe(c)
+        if budget is None:
+            budget = rng.choice([4, 16, 48])
+        while case_no < budget and (not a.cases or st.cases < a.cases):
+            case = gen_case(c, rng)
+            case_no += 1
+            st.cases += 1
+            try:
+                run_case(c, case)
+            finally:
+                st.fpdus += c.fpdus
+                c.fpdus = 0
+    except Dead as e:
+        end = str(e)
+    except Fail as e:
+        st.fails += 1
+        end = "FAIL"
+        print("FAIL %s case=%d kind=%s: %s" % (where, case_no,
+                                               case.kind if case_no else "setup", e), flush=True)
+    except OSError as e:
+        st.fails += 1
+        end = "FAIL"
+        print("FAIL %s case=%d: socket: %s" % (where, case_no, e), flush=True)
+    if c is not None:
+        st.terms += c.terms
+        c.sock.close()
+    st.conns += 1
+    key = end.split()[0] if end != "FAIL" else "fail"
+    st.ends[key] = st.ends.get(key, 0) + 1
+    # The target's verdict of this connection (handshake mode checks the
+    # target's lines as a whole, at the end).
+    tline = "-"
+    try:
+        if check_target:
+            tline = check_target_conn(tgt, k)
+    except Fail as e:
+        st.fails += 1
+        print("FAIL %s (after %d cases): %s" % (where, case_no, e), flush=True)
+        tline = None
+    if a.verbose or end == "FAIL" or tline is None:
+        print("CONN %d %s cases=%d end=%s | %s" % (
+            k, c.desc if c else "-", case_no, end, tline or "-"), flush=True)
+
+
+def cmd_fpdu(a):
+    tgt = Target(a.target_out)
+    lsock = None
+    if a.role == "resp":
+        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.bind(a.addr)
+        lsock.listen(8)
+        print("LISTENING %s:%d" % a.addr, flush=True)
+    if tgt.wait(lambda ln: ln.startswith(("READY", "FAIL")), TARGET_WAIT) is None:
+        print("FAIL the target is not READY", flush=True)
+        return 1
+    st = Stats()
+    t0 = time.monotonic()
+    k = a.first
+    while not (a.conns and st.conns >= a.conns or a.cases and st.cases >= a.cases):
+        if st.fails >= MAX_FAILS:
+            print("STOP after %d failures" % st.fails, flush=True)
+            break
+        tgt.poll()
+        fpdu_conn(a, k, tgt, lsock, st)
+        k += 1
+    secs = time.monotonic() - t0
+    print(st.line("fpdu", a.seed) + " secs=%.0f cases/s=%.1f" % (secs, st.cases / max(secs, 1e-3)),
+          flush=True)
+    return 1 if st.fails else 0
+
+
+# --------------------------------------------------------------------------
+# Handshake mode.
+
+HS_KINDS = ["valid", "valid", "dribble", "key", "flags", "markers", "rev", "caps",
+            "pd-long", "pd-lie", "enh", "s0", "truncate", "garbage-after", "fpdu-early"]
+HS_RESP_KINDS = ["valid", "valid", "key", "flags", "markers", "rev", "caps", "reject",
+                 "pd-long", "pd-lie", "enh", "rtr-none", "rtr-many", "truncate", "close",
+                 "garbage", "silence"]
+# What siw2 must never accept (an R=0 Reply, or an established QP).
+HS_REFUSE = {"key", "markers", "rev", "reject", "garbage", "close", "truncate", "silence"}
+
+
+def hs_frame(rng, key, kind, p, caps_mask=0xF):
+    """A mutated Request or Reply: (octets, short_by): short_by > 0 when
+    the frame promises more octets than it has."""
+    flags = (mp.F_C if p["crc"] else 0) | (mp.F_S if p["rev"] == 2 else 0) | \
+        (p["caps"] & caps_mask)
+    rev = p["rev"]
+    pd = mp.enh_data(p["ird"], p["ord"], p["p2p"], p["rtr"]) if p["rev"] == 2 else b""
+    pd += rbytes(rng, rng.choice([0, 0, 1, 16, 100]))
+    pd_len = len(pd)
+    if kind == "key":
+        k = bytearray(key)
+        for _ in range(rng.randint(1, 3)):
+            k[rng.randrange(16)] = rng.getrandbits(8)
+        key = bytes(k) if bytes(k) != key else b"MPA ID Rep Frame" if key == mp.KEY_REQ \
+            else mp.KEY_REQ
+    elif kind == "flags":
+        flags = rng.getrandbits(8)
+    elif kind == "markers":
+        flags |= mp.F_M
+    elif kind == "rev":
+        rev = rng.choice([0, 3, 4, 0x7F, 0xFF])
+    elif kind == "caps":
+        flags = (flags & 0xF0) | rng.getrandbits(4)
+    elif kind == "reject":
+        flags |= mp.F_R
+    elif kind == "pd-long":
+        pd_len = rng.choice([513, 1024, 4096, 65535])
+        pd = pd + rbytes(rng, pd_len - len(pd))
+    elif kind == "pd-lie":
+        pd_len = len(pd) + rng.randint(1, 600)
+    elif kind == "enh":
+        iw = rng.choice([0, 0x3FFF, 0x8000, 0xC000, 0x4000, rng.getrandbits(16)])
+        ow = rng.choice([0, 0x3FFF, 0x3000, 0x8000, 0x4000, 0xC000, rng.getrandbits(16)])
+        flags |= mp.F_S
+        rev = 2
+        pd = struct.pack(">HH", iw, ow) + pd[4:]
+        pd_len = len(pd)
+    elif kind == "s0":
+        flags &= ~mp.F_S
+        rev = 2
+    elif kind == "rtr-none" and len(pd) >= 4:
+        iw, ow = struct.unpack(">HH", pd[:4])
+        pd = struct.pack(">HH", iw | mp.E_A, ow & mp.E_MASK) + pd[4:]
+    elif kind == "rtr-many" and len(pd) >= 4:
+        iw, ow = struct.unpack(">HH", pd[:4])
+        pd = struct.pack(">HH", iw | mp.E_A | mp.E_B, ow | mp.E_C | mp.E_D) + pd[4:]
+    hdr = key + struct.pack(">BBH", flags, rev & 0xFF, pd_len & 0xFFFF)
+    return hdr + pd, max(0, pd_len - len(pd))
+
+
+def hs_read(sock, deadline):
+    """What siw2 answers: ("frame", rr, rest) / ("closed", None, buf) /
+    ("timeout", None, buf)."""
+    rr, rest = read_frame(sock, deadline)
+    if rr is not None and rr["key"] not in (mp.KEY_REQ, mp.KEY_REP):
+        # Not a frame: an MPA Terminate (RFC 6581 8: Invalid Request).
+        raw = rr["raw"]
+        n = mp.fpdu_size(raw)
+        if n is None or len(raw) < n:
+            return "garbled", None, raw
+        d = mp.decode_fpdu(raw[:n])
+        if d.get("op") != OP_TERM or d["term"] is None or d.get("qn") != 2:
+            return "garbled", d, raw
+        t = d["term"]
+        key = (t["layer"], t["etype"])
+        if key not in TERM_CODES or TERM_CODES[key] is not None and \
+                t["code"] not in TERM_CODES[key]:
+            return "garbled", d, raw
+        return "term", d, raw[n:]
+    if rr is not None:
+        return "frame", rr, rest
+    try:
+        sock.settimeout(0.001)
+        if sock.recv(1, socket.MSG_PEEK) == b"":
+            return "closed", None, rest
+    except socket.timeout:
+        return "timeout", None, rest
+    except OSError:
+        return "closed", None, rest
+    return "timeout", None, rest
+
+
+def hs_case_init(a, k, st):
+    """One mutated Request to siw2 (the Responder)."""
+    rng = random.Random("%s:hs:%d" % (a.seed, k))
+    kind = rng.choice(HS_KINDS)
+    p = mpa_params(rng)
+    frame, short = hs_frame(rng, mp.KEY_REQ, kind, p)
+    sock = socket.create_connection(a.addr, timeout=WAIT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        if kind == "dribble":
+            for i in range(len(frame)):
+                sock.sendall(frame[i:i + 1])
+        elif kind == "truncate":
+            sock.sendall(frame[:rng.randint(1, 19)])
+            if rng.random() < 0.5:
+                sock.shutdown(socket.SHUT_WR)
+        else:
+            sock.sendall(frame)
+        if kind == "garbage-after":
+            sock.sendall(rbytes(rng, rng.randint(1, 64)))
+        elif kind == "fpdu-early":
+            sock.sendall(mp.build_send(crc=p["crc"]))
+        # A frame that promises more than it has is left waiting: siw2's
+        # MPA timer ends it, we do not wait for that.
+        wait = 0.3 * SCALE if short or kind == "truncate" else WAIT
+        what, rr, rest = hs_read(sock, time.monotonic() + wait)
+    except OSError as e:
+        what, rr, rest = "closed", None, str(e).encode()
+    verdict = what if what != "frame" else ("accept" if not rr["R"] else "reject")
+    problems = []
+    if what == "garbled":
+        problems.append("answered with neither a Reply nor a Terminate: %s" % mp.hexs(rest, 40))
+    if what == "frame" and rr["key"] != mp.KEY_REP:
+        problems.append("answered with key %r" % rr["key"])
+    if verdict == "accept" and kind in HS_REFUSE:
+        problems.append("accepted a %s Request" % kind)
+    if verdict != "accept" and kind in ("valid", "dribble"):
+        problems.append("did not accept a valid Request (%s)" % verdict)
+    if what == "timeout" and not short and kind != "truncate":
+        problems.append("no answer and no close within %.0fs" % wait)
+    if verdict == "accept" and p["p2p"] and rr["enh"] and not problems:
+        rtr = rr["enh"]["rtr"]
+        crc = p["crc"] or bool(rr["C"])
+        try:
+            if "write" in rtr:
+                sock.sendall(mp.build_write_rtr(crc=crc))
+            elif "read" in rtr:
+                sock.sendall(mp.build_read_rtr(crc=crc))
+        except OSError:
+            pass
+    sock.close()
+    st.cases += 1
+    st.ends[kind + ":" + verdict] = st.ends.get(kind + ":" + verdict, 0) + 1
+    if problems:
+        st.fails += 1
+        print("FAIL seed=%s hs=%d kind=%s: %s" % (a.seed, k, kind, "; ".join(problems)),
+              flush=True)
+    elif a.verbose:
+        print("HS %d kind=%s %s" % (k, kind, verdict), flush=True)
+
+
+def hs_case_resp(a, k, lsock, tgt, st):
+    """siw2 (the Initiator) connects; one mutated Reply."""
+    rng = random.Random("%s:hs:%d" % (a.seed, k))
+    kind = rng.choice(HS_RESP_KINDS)
+    lsock.settimeout(TARGET_WAIT)
+    try:
+        sock, _ = lsock.accept()
+    except socket.timeout:
+        st.fails += 1
+        print("FAIL seed=%s hs=%d: the target did not connect" % (a.seed, k), flush=True)
+        return
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    req, rest = read_frame(sock, time.monotonic() + WAIT)
+    problems = []
+    if req is None or req["key"] != mp.KEY_REQ:
+        problems.append("no MPA Request from siw2")
+    else:
+        p = mpa_params(rng)
+        p["rev"] = req["rev"]
+        p["caps"] = req["caps"]
+        if req["enh"] and req["enh"]["p2p"]:
+            p["p2p"] = True
+            offered = [r for r in ("write", "read") if r in req["enh"]["rtr"]]
+            p["rtr"] = (rng.choice(offered),) if offered else ()
+        else:
+            p["p2p"], p["rtr"] = False, ()
+        frame, short = hs_frame(rng, mp.KEY_REP, kind, p)
+        try:
+            if kind == "truncate":
+                sock.sendall(frame[:rng.randint(1, 19)])
+            elif kind == "garbage":
+                sock.sendall(rbytes(rng, rng.randint(1, 40)))
+            elif kind not in ("close", "silence"):
+                sock.sendall(frame)
+            if kind == "silence":
+                time.sleep(0.3 * SCALE)
+            elif kind not in ("close", "truncate", "garbage") and not short:
+                # Accepted: the RTR (p2p) or nothing comes; give it a moment.
+                hs_read(sock, time.monotonic() + 0.05 * SCALE)
+        except OSError:
+            pass
+    sock.close()
+    # The target's verdict on this attempt.
+    line = tgt.take_conn(TARGET_WAIT + 12 * SCALE)
+    if line is None:
+        problems.append("no CONN line from the target")
+    elif not line.startswith("CONN "):
+        problems.append("target: " + line)
+    else:
+        kv = parse_kv(line)
+        if kv.get("guards") != "OK":
+            problems.append("guards: " + line)
+        if kv.get("est") == "1" and kind in HS_REFUSE:
+            problems.append("established on a %s Reply: %s" % (kind, line))
+        if kv.get("est") == "1" and kv.get("state") != "ERR":
+            problems.append("QP not in ERR at the end: " + line)
+        if kv.get("unflushed", "0") != "0":
+            problems.append("receives never completed: " + line)
+    st.cases += 1
+    st.ends[kind] = st.ends.get(kind, 0) + 1
+    if problems:
+        st.fails += 1
+        print("FAIL seed=%s hs=%d kind=%s: %s" % (a.seed, k, kind, "; ".join(problems)),
+              flush=True)
+    elif a.verbose:
+        print("HS %d kind=%s %s" % (k, kind, line), flush=True)
+
+
+def cmd_handshake(a):
+    tgt = Target(a.target_out)
+    lsock = None
+    if a.role == "resp":
+        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.bind(a.addr)
+        lsock.listen(8)
+        print("LISTENING %s:%d" % a.addr, flush=True)
+    if tgt.wait(lambda ln: ln.startswith(("READY", "FAIL")), TARGET_WAIT) is None:
+        print("FAIL the target is not READY", flush=True)
+        return 1
+    st = Stats()
+    t0 = time.monotonic()
+    last = a.first + (1 if a.only is not None else a.cases)
+    for k in range(a.first, last):
+        if a.role == "init":
+            hs_case_init(a, k, st)
+            if (k + 1) % 25 == 0 or k == last - 1:
+                # The device still works: a valid connection and the probe.
+                tgt.poll()
+                fpdu_conn(a, k, tgt, None, st, check_target=False, budget=0)
+        else:
+            hs_case_resp(a, k, lsock, tgt, st)
+    if a.role == "init":
+        # Every connection the target saw: no hang, guards intact.
+        tgt.poll()
+        for line in tgt.lines:
+            kv = parse_kv(line)
+            if line.startswith(("HANG", "FAIL")) or "guards=FAIL" in line or \
+                    line.startswith("CONN") and kv.get("est") == "1" and \
+                    (kv.get("state") != "ERR" or kv.get("unflushed") != "0"):
+                st.fails += 1
+                print("FAIL target: " + line, flush=True)
+    secs = time.monotonic() - t0
+    print(st.line("handshake", a.seed) + " secs=%.0f cases/s=%.1f" % (
+        secs, st.cases / max(secs, 1e-3)), flush=True)
+    return 1 if st.fails else 0
+
+
+# --------------------------------------------------------------------------
+# Self test (no network): the builders against mpa_peer's, and thousands of
+# generated cases on a connection without a socket.
+
+def selftest():
+    fails = []
+
+    def check(name, ok, detail=""):
+        print("%s %s%s" % ("ok" if ok else "FAIL", name, " " + detail if detail else ""))
+        if not ok:
+            fails.append(name)
+
+    check("write-rtr", tagged(OP_WRITE, 1, 1, 0).fpdu(True) == mp.build_write_rtr(1, True))
+    check("read-rtr", untagged(OP_RREQ, 1, 1, 1, 0, [
+        ("a", "I", 1), ("b", "Q", 0), ("c", "I", 0), ("d", "I", 1), ("e", "Q", 0)]).fpdu(True)
+        == mp.build_read_rtr(crc=True))
+    check("crc32c", mp.crc32c(b"123456789") == 0xE3069283)
+    mrs = {n: {"stag": 0x100 * (i + 1), "addr": 0x10000 * (i + 1), "len": ln, "seed": i}
+           for i, (n, ln) in enumerate([("rw", 8192), ("wo", 3000), ("recv", 8192),
+                                        ("ro", 4096), ("none", 3000), ("pd2", 3000),
+                                        ("dereg", 3000)])}
+    kinds = {}
+    n = 0
+    for k in range(300):
+        rng = random.Random("selftest:%d" % k)
+        p = mpa_params(rng)
+        feats = {"ext", "commit"} if p["caps"] == 6 else {"ext"} if p["caps"] == 4 else \
+            {"commit"} if p["caps"] == 2 else set()
+        c = Conn(k, rng, mrs, None, 2 if "ext" in feats else 1, p["crc"], feats, p["ird"], 1)
+        for _ in range(20):
+            case = gen_case(c, rng)
+            frames = [case.raw] if case.raw is not None else [s.fpdu(c.crc) for s in case.segs]
+            for f in frames:
+                if case.raw is None and mp.fpdu_size(f) != len(f):
+                    check("frame size " + case.kind, False, f[:8].hex())
+            kinds[case.kind.split(":")[0]] = kinds.get(case.kind.split(":")[0], 0) + 1
+            n += 1
+    check("generated %d cases" % n, n == 6000, " ".join("%s=%d" % kv for kv in sorted(kinds.items())))
+    for want in ("write", "read", "send", "imm", "atomic", "commit", "read2", "send-imm",
+                 "mut-write", "garbage", "truncated", "flood", "peer-term", "partial-close",
+                 "bad-crc", "write-bounds", "send-long", "send-msn", "bad-rv"):
+        check("kind " + want, kinds.get(want, 0) > 0)
+    # Determinism: the same seed, the same octets.
+    def octets(seed):
+        rng = random.Random(seed)
+        c = Conn(0, rng, mrs, None, 2, True, {"ext", "commit"}, 4, 1)
+        return b"".join(s.fpdu(True) for _ in range(50) for s in gen_case(c, rng).segs)
+    check("deterministic", octets("x:1") == octets("x:1") and octets("x:1") != octets("x:2"))
+    judge_selftest(check, mrs)
+    print("selftest: %d failed" % len(fails))
+    return 1 if fails else 0
+
+
+def fake_responder(sock, mrs, fault):
+    """A minimal Responder over a socketpair for the judge's self test:
+    answers Read Requests from the region table, nothing else; @fault
+    makes it misbehave: "data" (a wrong octet), "crc" (a bad CRC),
+    "silent" (no answers), "term-bad" (a Terminate with an unknown code
+    to everything)."""
+    buf = b""
+    by_stag = {m["stag"]: m for m in mrs.values()}
+    while True:
+        try:
+            d = sock.recv(65536)
+        except OSError:
+            return
+        if not d:
+            return
+        buf += d
+        while len(buf) >= 2 and len(buf) >= mp.fpdu_size(buf):
+            n = mp.fpdu_size(buf)
+            f, buf = mp.decode_fpdu(buf[:n]), buf[n:]
+            if fault == "silent" or f.get("op") != OP_RREQ or "size" not in f:
+                continue
+            if fault == "term-bad":
+                out = mp.build_terminate(3, 3, 3, crc=True)
+            else:
+                m = by_stag[f["src_stag"]]
+                off = f["src_to"] - m["addr"]
+                data = bytearray(mr_bytes(m["seed"], off, f["size"]))
+                if fault == "data" and data:
+                    data[0] ^= 1
+                out = mp.build_read_resp(f["sink_stag"], f["sink_to"], bytes(data), crc=True)
+                if fault == "crc":
+                    out = out[:-1] + bytes([out[-1] ^ 1])
+            sock.sendall(out)
+
+
+def judge_selftest(check, mrs):
+    """The judge must pass a well-behaved Responder and fail each fault."""
+    import threading
+    global WAIT
+    saved, WAIT = WAIT, 0.5
+    try:
+        for fault, case_gen, want in (
+                (None, g_write, "pass"), (None, g_read, "pass"),
+                ("data", g_read, "data differs"), ("crc", g_write, "CRC"),
+                ("silent", g_write, "no answer"), ("term-bad", g_write, "not in DIGEST"),
+                (None, lambda c, r: Case("write-ro", [tagged(OP_WRITE, 1, mrs["ro"]["stag"],
+                                                             mrs["ro"]["addr"], b"x")],
+                                         expect="term"), "no Terminate")):
+            a, b = socket.socketpair()
+            t = threading.Thread(target=fake_responder, args=(b, mrs, fault), daemon=True)
+            t.start()
+            rng = random.Random("judge:%s" % fault)
+            c = Conn(0, rng, mrs, a, 1, True, set(), 4, 1)
+            c.setup = False
+            got = "pass"
+            try:
+                run_case(c, case_gen(c, rng))
+            except (Fail, Dead) as e:
+                got = str(e)
+            a.close()
+            b.close()
+            check("judge %s/%s" % (fault or "good", want), want in got, got)
+    finally:
+        WAIT = saved
+
+
+def main(argv):
+    import argparse
+    p = argparse.ArgumentParser(prog="wire_fuzz.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("fpdu", "handshake"):
+        q = sub.add_parser(name)
+        g = q.add_mutually_exclusive_group(required=True)
+        g.add_argument("--connect", metavar="HOST:PORT")
+        g.add_argument("--listen", metavar="ADDR:PORT")
+        q.add_argument("--target-out", required=True)
+        q.add_argument("--seed", default="1")
+        q.add_argument("--cases", type=int, default=0)
+        q.add_argument("--conns", type=int, default=0)
+        q.add_argument("--first", type=int, default=0)
+        q.add_argument("--only", type=int, default=None, help="replay connection/case K alone")
+        q.add_argument("--verbose", action="store_true")
+    sub.add_parser("selftest")
+    a = p.parse_args(argv)
+    if a.cmd == "selftest":
+        return selftest()
+    hp = a.connect or a.listen
+    host, port = hp.rsplit(":", 1)
+    a.addr = (host, int(port))
+    a.role = "init" if a.connect else "resp"
+    if a.only is not None:
+        a.first, a.conns, a.cases = a.only, 1, 0
+    elif not (a.cases or a.conns):
+        p.error("--cases or --conns")
+    return cmd_fpdu(a) if a.cmd == "fpdu" else cmd_handshake(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

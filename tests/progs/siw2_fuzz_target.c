@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * siw2_fuzz_target: the RDMA end of the wire fuzzer (tests/fuzz/wire_fuzz.py,
+ * run by tests/vm/cases/69-wire-fuzz.sh). One process serves a whole fuzz
+ * run: it registers its memory once and takes one connection after the
+ * other, each on a fresh CQ and QP, so thousands of connections cost no
+ * process start each.
+ *
+ *   siw2_fuzz_target --listen ADDR:PORT [--conns N] [options]
+ *       passive: siw2 is the MPA Responder; N connections (0: until killed)
+ *   siw2_fuzz_target --connect ADDR:PORT --conns N [options]
+ *       active: siw2 is the MPA Initiator; N connection attempts
+ *   options: --ird N --ord N (4, 4)  --recv N (16 posted receives of 512
+ *       octets, each reposted when it completes)  --conn-timeout SECS (20:
+ *       a connection still up after that is a HANG; the target ends it)
+ *
+ * One anonymous mapping holds every region with a 16 KiB guard on each
+ * side; regions start inside a page. Guards are filled with guard_byte(),
+ * regions with mr_byte(seed, offset), as siw2_prot_target does:
+ *
+ *   rw     LOCAL_WRITE REMOTE_WRITE REMOTE_READ REMOTE_ATOMIC  may change
+ *   wo     LOCAL_WRITE REMOTE_WRITE                            may change
+ *   recv   LOCAL_WRITE, the posted receives                    may change
+ *   ro     REMOTE_READ                                         never changes
+ *   none   LOCAL_WRITE (no remote right)                       never changes
+ *   pd2    all rights, in a second PD                          never changes
+ *   dereg  deregistered after registration (a dead STag)       never changes
+ *
+ * After each connection the target checks every byte that must not change
+ * (the guards and the last four regions), then refills them, so one bad
+ * connection does not taint the next verdicts.
+ *
+ * Output, one line per fact:
+ *   MR name=rw stag=0x... addr=0x... len=N seed=0x..
+ *   READY listen|connect ADDR:PORT
+ *   CONN n est=0|1 end=<cm event> state=<QP state> recv_ok=N flushed=N
+ *        wc_err=N async=<events|none> guards=OK|FAIL[:details] ms=N
+ *   HANG n                    (the connection outlived --conn-timeout)
+ *   DONE conns=N est=N guard_fail=N hang=N
+ * Exit status: 0 = no guard failure, no hang; 1 = some, or a setup
+ * failure; 2 = usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#define GUARD		(16 * 1024)
+#define PAGE		4096
+#define RECV_SIZE	512
+#define MAX_RECV	16
+#define MAX_SLOTS	4	/* connections alive at once (listen mode) */
+#define CQ_DEPTH	64
+
+struct region {
+	const char *name;
+	int access;
+	int pd;			/* 0 or 1 */
+	size_t len;
+	size_t inner;		/* offset of the region in its first page */
+	uint8_t seed;
+	bool fixed;		/* must never change */
+	bool dereg;
+	size_t off;		/* in the mapping */
+	struct ibv_mr *mr;
+};
+
+#define RWA (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+/* Keep in step with tests/fuzz/wire_fuzz.py (REGIONS). */
+#define REGION(n, a, p, l, i, s, f, d) \
+	{ .name = n, .access = a, .pd = p, .len = l, .inner = i, .seed = s, \
+	  .fixed = f, .dereg = d }
+static struct region regions[] = {
+	REGION("rw", RWA, 0, 8192, 0x40, 0x11, false, false),
+	REGION("wo", IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 0, 3000,
+	       0x80, 0x33, false, false),
+	REGION("recv", IBV_ACCESS_LOCAL_WRITE, 0, MAX_RECV * RECV_SIZE, 0, 0x77,
+	       false, false),
+	REGION("ro", IBV_ACCESS_REMOTE_READ, 0, 4096, 0x100, 0x22, true, false),
+	REGION("none", IBV_ACCESS_LOCAL_WRITE, 0, 3000, 0x10, 0x44, true, false),
+	REGION("pd2", RWA, 1, 3000, 0x20, 0x55, true, false),
+	REGION("dereg", RWA, 0, 3000, 0x30, 0x66, true, true),
+};
+#define NREG (sizeof(regions) / sizeof(regions[0]))
+#define RECV_REG 2
+
+struct slot {
+	bool used;
+	bool est;		/* established now */
+	bool ever_est;
+	struct rdma_cm_id *id;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int posted;		/* receives posted and not completed */
+	int recv_ok, flushed, wc_err;
+	char async[160];
+	double t0;
+	bool hang;
+};
+
+static struct {
+	const char *host;
+	const char *port;
+	bool active;
+	long conns;
+	int ird, ord, nrecv;
+	double conn_timeout;
+} opt = { .ird = 4, .ord = 4, .nrecv = MAX_RECV, .conn_timeout = 20.0 };
+
+static uint8_t *map;
+static size_t map_len;
+static struct rdma_event_channel *ch;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd[2];
+static struct ibv_comp_channel *cc;
+static struct slot slots[MAX_SLOTS];
+static long n_done, n_est, n_guard_fail, n_hang;
+
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	exit(1);
+}
+
+static void die_errno(const char *what)
+{
+	die("%s: %s", what, strerror(errno));
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The fill patterns; wire_fuzz.py computes the same. */
+static uint8_t mr_byte(uint8_t seed, size_t o)
+{
+	return (uint8_t)(seed + 7 * o + (o >> 8));
+}
+
+static uint8_t guard_byte(size_t o)
+{
+	return (uint8_t)(0xa5 ^ (o * 13) ^ (o >> 9));
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: siw2_fuzz_target --listen|--connect ADDR:PORT [--conns N]\n"
+		"       [--ird N] [--ord N] [--recv N] [--conn-timeout SECS]\n");
+	exit(2);
+}
+
+static void split_addr(char *s)
+{
+	char *c = strrchr(s, ':');
+
+	if (!c)
+		usage();
+	*c = 0;
+	opt.host = s;
+	opt.port = c + 1;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	enum { O_LISTEN = 256, O_CONNECT, O_CONNS, O_IRD, O_ORD, O_RECV, O_TMO };
+	static const struct option lo[] = {
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "connect", required_argument, NULL, O_CONNECT },
+		{ "conns", required_argument, NULL, O_CONNS },
+		{ "ird", required_argument, NULL, O_IRD },
+		{ "ord", required_argument, NULL, O_ORD },
+		{ "recv", required_argument, NULL, O_RECV },
+		{ "conn-timeout", required_argument, NULL, O_TMO },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, modes = 0;
+
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case O_LISTEN: split_addr(optarg); modes++; break;
+		case O_CONNECT: split_addr(optarg); opt.active = true; modes++; break;
+		case O_CONNS: opt.conns = atol(optarg); break;
+		case O_IRD: opt.ird = atoi(optarg); break;
+		case O_ORD: opt.ord = atoi(optarg); break;
+		case O_RECV: opt.nrecv = atoi(optarg); break;
+		case O_TMO: opt.conn_timeout = atof(optarg); break;
+		default: usage();
+		}
+	}
+	if (modes != 1 || optind != argc || opt.conns < 0 ||
+	    (opt.active && !opt.conns) || opt.nrecv < 0 ||
+	    opt.nrecv > MAX_RECV || opt.conn_timeout <= 0)
+		usage();
+}
+
+/* ------------------------------------------------------------ memory */
+
+static size_t region_end(size_t i)
+{
+	return i + 1 < NREG ? regions[i + 1].off - regions[i + 1].inner - GUARD : map_len;
+}
+
+/* Refill the guards and the fixed regions (after a failed check). */
+static void fill_fixed(void)
+{
+	size_t i, o;
+
+	for (i = 0; i < NREG; i++) {
+		const struct region *r = &regions[i];
+
+		for (o = r->off - r->inner - GUARD; o < region_end(i); o++) {
+			bool in = o >= r->off && o < r->off + r->len;
+
+			if (!in)
+				map[o] = guard_byte(o);
+			else if (r->fixed)
+				map[o] = mr_byte(r->seed, o - r->off);
+		}
+	}
+}
+
+static void map_regions(void)
+{
+	size_t off = 0, i, o;
+
+	for (i = 0; i < NREG; i++) {
+		struct region *r = &regions[i];
+
+		off += GUARD;
+		r->off = off + r->inner;
+		off += (r->inner + r->len + PAGE - 1) / PAGE * PAGE;
+	}
+	map_len = off + GUARD;
+	map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		die_errno("mmap");
+	for (o = 0; o < map_len; o++)
+		map[o] = guard_byte(o);
+	for (i = 0; i < NREG; i++)
+		for (o = 0; o < regions[i].len; o++)
+			map[regions[i].off + o] = mr_byte(regions[i].seed, o);
+}
+
+/*
+ * Every byte that must hold its fill: all guards, and the fixed regions.
+ * Writes "OK" or "FAIL:<area>@<offset>=<got>/<want>,..." (at most four
+ * areas) into @buf.
+ */
+static bool check_guards(char *buf, size_t sz)
+{
+	size_t i, o, len = 0;
+	int bad = 0;
+
+	for (i = 0; i < NREG; i++) {
+		const struct region *r = &regions[i];
+		size_t lo = r->off - r->inner - GUARD;
+
+		for (o = lo; o < region_end(i); o++) {
+			bool in = o >= r->off && o < r->off + r->len;
+			uint8_t want;
+
+			if (in && !r->fixed)
+				continue;
+			want = in ? mr_byte(r->seed, o - r->off) : guard_byte(o);
+			if (map[o] == want)
+				continue;
+			if (bad++ < 4)
+				len += snprintf(buf + len, sz - len, "%s%s:%s@%ld=%02x/%02x",
+						bad == 1 ? "FAIL:" : ",", r->name,
+						in ? "in" : "guard", (long)o - (long)r->off,
+						map[o], want);
+			/* The rest of this area only counts. */
+			while (o + 1 < region_end(i) && map[o + 1] != want)
+				o++;
+		}
+	}
+	if (!bad)
+		snprintf(buf, sz, "OK");
+	return !bad;
+}
+
+/* ------------------------------------------------------------ verbs */
+
+static void setup_device(struct ibv_context *c)
+{
+	size_t i;
+
+	ctx = c;
+	pd[0] = ibv_alloc_pd(ctx);
+	pd[1] = ibv_alloc_pd(ctx);
+	if (!pd[0] || !pd[1])
+		die_errno("ibv_alloc_pd");
+	cc = ibv_create_comp_channel(ctx);
+	if (!cc)
+		die_errno("ibv_create_comp_channel");
+	if (fcntl(cc->fd, F_SETFL, fcntl(cc->fd, F_GETFL) | O_NONBLOCK) ||
+	    fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK))
+		die_errno("fcntl O_NONBLOCK");
+	for (i = 0; i < NREG; i++) {
+		struct region *r = &regions[i];
+
+		r->mr = ibv_reg_mr(pd[r->pd], map + r->off, r->len, r->access);
+		if (!r->mr)
+			die("ibv_reg_mr %s: %s", r->name, strerror(errno));
+		out("MR name=%s stag=0x%08x addr=0x%llx len=%zu seed=0x%02x",
+		    r->name, r->mr->rkey,
+		    (unsigned long long)(uintptr_t)(map + r->off), r->len, r->seed);
+	}
+	/* Only now: a freed STag may be handed out again at once. */
+	for (i = 0; i < NREG; i++)
+		if (regions[i].dereg) {
+			if (ibv_dereg_mr(regions[i].mr))
+				die_errno("ibv_dereg_mr");
+			regions[i].mr = NULL;
+		}
+}
+
+static void post_recv(struct slot *s, int i)
+{
+	const struct region *r = &regions[RECV_REG];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(map + r->off + i * RECV_SIZE),
+		.length = RECV_SIZE,
+		.lkey = r->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(s->qp, &wr, &bad) == 0)
+		s->posted++;
+}
+
+/* A CQ and a QP with all receives posted, on @id. */
+static void slot_init(struct slot *s, struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = MAX_RECV,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->used = true;
+	s->id = id;
+	s->t0 = now();
+	strcpy(s->async, "none");
+	s->cq = ibv_create_cq(ctx, CQ_DEPTH, s, cc, 0);
+	if (!s->cq)
+		die_errno("ibv_create_cq");
+	if (ibv_req_notify_cq(s->cq, 0))
+		die_errno("ibv_req_notify_cq");
+	qa.send_cq = qa.recv_cq = s->cq;
+	if (rdma_create_qp(id, pd[0], &qa))
+		die_errno("rdma_create_qp");
+	s->qp = id->qp;
+	for (i = 0; i < opt.nrecv; i++)
+		post_recv(s, i);
+}
+
+static void poll_slot(struct slot *s)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	while ((n = ibv_poll_cq(s->cq, 16, wc)) > 0)
+		for (i = 0; i < n; i++) {
+			if (wc[i].opcode & IBV_WC_RECV)
+				s->posted--;
+			if (wc[i].status == IBV_WC_SUCCESS) {
+				s->recv_ok++;
+				if (s->est)
+					post_recv(s, (int)wc[i].wr_id);
+			} else if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+				s->flushed++;
+			} else {
+				s->wc_err++;
+			}
+		}
+}
+
+static const char *state_name(enum ibv_qp_state st)
+{
+	static const char *const n[] = { "RESET", "INIT", "RTR", "RTS", "SQD",
+					 "SQE", "ERR" };
+
+	return st < sizeof(n) / sizeof(n[0]) ? n[st] : "UNKNOWN";
+}
+
+/*
+ * The connection is over (@end names the CM event that said so): wait a
+ * little for the flushes, record the QP state, tear everything down,
+ * check the guards and print the CONN line.
+ */
+static void slot_finish(struct slot *s, const char *end)
+{
+	struct ibv_qp_init_attr qia;
+	struct ibv_qp_attr qpa;
+	const char *state = "none";
+	double deadline = now() + 3.0;
+	char g[256];
+
+	if (s->est)
+		rdma_disconnect(s->id);
+	s->est = false;
+	while (s->posted > 0 && now() < deadline) {
+		poll_slot(s);
+		if (s->posted > 0)
+			usleep(1000);
+	}
+	if (s->qp && !ibv_query_qp(s->qp, &qpa, IBV_QP_STATE, &qia))
+		state = state_name(qpa.qp_state);
+	rdma_destroy_qp(s->id);
+	if (ibv_destroy_cq(s->cq))
+		die_errno("ibv_destroy_cq");
+	rdma_destroy_id(s->id);
+	if (!check_guards(g, sizeof(g))) {
+		n_guard_fail++;
+		fill_fixed();
+	}
+	out("CONN %ld est=%d end=%s state=%s recv_ok=%d flushed=%d wc_err=%d unflushed=%d async=%s guards=%s ms=%ld",
+	    n_done, s->ever_est, end, state, s->recv_ok, s->flushed, s->wc_err,
+	    s->posted, s->async, g, (long)((now() - s->t0) * 1000));
+	n_done++;
+	memset(s, 0, sizeof(*s));
+}
+
+static struct slot *slot_of(struct rdma_cm_id *id)
+{
+	int i;
+
+	for (i = 0; i < MAX_SLOTS; i++)
+		if (slots[i].used && slots[i].id == id)
+			return &slots[i];
+	return NULL;
+}
+
+static struct slot *free_slot(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_SLOTS; i++)
+		if (!slots[i].used)
+			return &slots[i];
+	return NULL;
+}
+
+static const char *async_name(enum ibv_event_type t)
+{
+	switch (t) {
+	case IBV_EVENT_QP_FATAL: return "QP_FATAL";
+	case IBV_EVENT_QP_REQ_ERR: return "QP_REQ_ERR";
+	case IBV_EVENT_QP_ACCESS_ERR: return "QP_ACCESS_ERR";
+	case IBV_EVENT_COMM_EST: return "COMM_EST";
+	case IBV_EVENT_SQ_DRAINED: return "SQ_DRAINED";
+	case IBV_EVENT_QP_LAST_WQE_REACHED: return "LAST_WQE";
+	case IBV_EVENT_CQ_ERR: return "CQ_ERR";
+	case IBV_EVENT_DEVICE_FATAL: return "DEVICE_FATAL";
+	case IBV_EVENT_PORT_ACTIVE: return "PORT_ACTIVE";
+	case IBV_EVENT_PORT_ERR: return "PORT_ERR";
+	default: return "OTHER";
+	}
+}
+
+/* QP async events go to their connection's list; others are printed. */
+static void handle_async(void)
+{
+	struct ibv_async_event ev;
+	int i;
+
+	while (!ibv_get_async_event(ctx, &ev)) {
+		const char *n = async_name(ev.event_type);
+		struct slot *s = NULL;
+
+		for (i = 0; i < MAX_SLOTS; i++)
+			if (slots[i].used && slots[i].qp &&
+			    slots[i].qp == ev.element.qp)
+				s = &slots[i];
+		if (s && ev.event_type != IBV_EVENT_PORT_ACTIVE &&
+		    ev.event_type != IBV_EVENT_PORT_ERR &&
+		    ev.event_type != IBV_EVENT_DEVICE_FATAL) {
+			size_t l = strlen(s->async);
+
+			if (!strcmp(s->async, "none"))
+				snprintf(s->async, sizeof(s->async), "%s", n);
+			else if (l + strlen(n) + 2 < sizeof(s->async))
+				snprintf(s->async + l, sizeof(s->async) - l, ",%s", n);
+		} else {
+			out("ASYNC %s", n);
+		}
+		ibv_ack_async_event(&ev);
+	}
+}
+
+static void handle_cq_events(void)
+{
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	while (!ibv_get_cq_event(cc, &cq, &cq_ctx)) {
+		struct slot *s = cq_ctx;
+
+		ibv_ack_cq_events(cq, 1);
+		if (!s->used || s->cq != cq)
+			continue;
+		ibv_req_notify_cq(cq, 0);
+		poll_slot(s);
+	}
+}
+
+static void conn_params(struct rdma_conn_param *cp)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->responder_resources = opt.ird;
+	cp->initiator_depth = opt.ord;
+}
+
+static struct addrinfo *resolve(void)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	int rc = getaddrinfo(opt.host, opt.port, &hints, &ai);
+
+	if (rc)
+		die("getaddrinfo %s:%s: %s", opt.host, opt.port, gai_strerror(rc));
+	return ai;
+}
+
+/* Active mode: start the next connection attempt. */
+static void start_connect(void)
+{
+	struct slot *s = &slots[0];
+	struct addrinfo *ai = resolve();
+
+	memset(s, 0, sizeof(*s));
+	s->used = true;
+	s->t0 = now();
+	strcpy(s->async, "none");
+	if (rdma_create_id(ch, &s->id, NULL, RDMA_PS_TCP))
+		die_errno("rdma_create_id");
+	if (rdma_resolve_addr(s->id, NULL, ai->ai_addr, 5000))
+		die_errno("rdma_resolve_addr");
+	freeaddrinfo(ai);
+}
+
+/* A slot whose QP is not there yet (active mode before the route). */
+static void slot_drop(struct slot *s, const char *end)
+{
+	if (!s->cq) {
+		rdma_destroy_id(s->id);
+		out("CONN %ld est=0 end=%s state=none recv_ok=0 flushed=0 wc_err=0 unflushed=0 async=none guards=OK ms=%ld",
+		    n_done, end, (long)((now() - s->t0) * 1000));
+		n_done++;
+		memset(s, 0, sizeof(*s));
+	} else {
+		slot_finish(s, end);
+	}
+}
+
+static void handle_cm(void)
+{
+	struct rdma_conn_param cp;
+	struct rdma_cm_event *ev;
+
+	while (!rdma_get_cm_event(ch, &ev)) {
+		enum rdma_cm_event_type t = ev->event;
+		struct rdma_cm_id *id = ev->id;
+		struct slot *s = slot_of(id);
+		int status = ev->status;
+
+		rdma_ack_cm_event(ev);
+		switch (t) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			s = free_slot();
+			if (!s) {
+				out("BUSY: a connection request beyond %d at once, rejected",
+				    MAX_SLOTS);
+				rdma_reject(id, NULL, 0);
+				rdma_destroy_id(id);
+				break;
+			}
+			slot_init(s, id);
+			conn_params(&cp);
+			if (rdma_accept(id, &cp))
+				slot_finish(s, "ACCEPT_FAILED");
+			break;
+		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			if (!ctx)
+				setup_device(id->verbs);
+			if (rdma_resolve_route(id, 5000))
+				slot_drop(s, "ROUTE_FAILED");
+			break;
+		case RDMA_CM_EVENT_ROUTE_RESOLVED:
+			slot_init(s, id);
+			conn_params(&cp);
+			if (rdma_connect(id, &cp))
+				slot_finish(s, "CONNECT_FAILED");
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			if (s) {
+				s->est = s->ever_est = true;
+				n_est++;
+			}
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_REJECTED:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_ADDR_ERROR:
+		case RDMA_CM_EVENT_ROUTE_ERROR:
+			if (s) {
+				handle_async();
+				slot_drop(s, rdma_event_str(t));
+			}
+			break;
+		default:
+			out("CM %s status=%d", rdma_event_str(t), status);
+			break;
+		}
+	}
+	if (errno != EAGAIN)
+		die_errno("rdma_get_cm_event");
+}
+
+/* A connection that outlived --conn-timeout: say so and end it. */
+static void check_hangs(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_SLOTS; i++) {
+		struct slot *s = &slots[i];
+		double age = now() - s->t0;
+
+		if (!s->used)
+			continue;
+		if (!s->hang && age > opt.conn_timeout) {
+			s->hang = true;
+			n_hang++;
+			out("HANG %ld est=%d after %.1fs", n_done, s->ever_est, age);
+			if (s->qp)
+				rdma_disconnect(s->id);
+		} else if (s->hang && age > 2 * opt.conn_timeout + 5) {
+			die("connection %ld still not ended %.0fs after HANG",
+			    n_done, age - opt.conn_timeout);
+		}
+	}
+}
+
+static bool busy(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_SLOTS; i++)
+		if (slots[i].used)
+			return true;
+	return false;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_cm_id *listen_id = NULL;
+	long started = 0;
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parse_args(argc, argv);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	map_regions();
+	ch = rdma_create_event_channel();
+	if (!ch)
+		die_errno("rdma_create_event_channel");
+	if (fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK))
+		die_errno("fcntl O_NONBLOCK");
+	if (!opt.active) {
+		struct addrinfo *ai = resolve();
+
+		if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
+			die_errno("rdma_create_id");
+		if (rdma_bind_addr(listen_id, ai->ai_addr))
+			die_errno("rdma_bind_addr");
+		freeaddrinfo(ai);
+		if (!listen_id->verbs)
+			die("%s is on no RDMA device", opt.host);
+		setup_device(listen_id->verbs);
+		if (rdma_listen(listen_id, 8))
+			die_errno("rdma_listen");
+	}
+	out("READY %s %s:%s", opt.active ? "connect" : "listen", opt.host, opt.port);
+
+	while (!stop && (!opt.conns || n_done < opt.conns || busy())) {
+		struct pollfd pfd[3] = {
+			{ .fd = ch->fd, .events = POLLIN },
+			{ .fd = cc ? cc->fd : -1, .events = POLLIN },
+			{ .fd = ctx ? ctx->async_fd : -1, .events = POLLIN },
+		};
+
+		if (opt.active && !busy() && started < opt.conns) {
+			start_connect();
+			started++;
+		}
+		if (poll(pfd, 3, 100) < 0 && errno != EINTR)
+			die_errno("poll");
+		if (ctx) {
+			handle_cq_events();
+			handle_async();
+		}
+		handle_cm();
+		check_hangs();
+	}
+	for (i = 0; i < MAX_SLOTS; i++)
+		if (slots[i].used)
+			slot_drop(&slots[i], "STOPPED");
+	for (i = 0; i < NREG; i++)
+		if (regions[i].mr)
+			ibv_dereg_mr(regions[i].mr);
+	if (listen_id)
+		rdma_destroy_id(listen_id);
+	if (cc)
+		ibv_destroy_comp_channel(cc);
+	if (pd[0]) {
+		ibv_dealloc_pd(pd[0]);
+		ibv_dealloc_pd(pd[1]);
+	}
+	rdma_destroy_event_channel(ch);
+	out("DONE conns=%ld est=%ld guard_fail=%ld hang=%ld", n_done, n_est,
+	    n_guard_fail, n_hang);
+	return n_guard_fail || n_hang ? 1 : 0;
+}

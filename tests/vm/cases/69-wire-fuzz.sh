@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# The wire fuzzer (tests/fuzz/wire_fuzz.py, tests/fuzz/README.md) against a
+# live siw2 QP: a fixed-seed slice in four phases, each against one
+# tests/progs/siw2_fuzz_target process in namespace fa (siw2 on fa-v), the
+# fuzzer in fb (no RDMA device, plain TCP):
+#   fpdu-init   generated FPDUs, the fuzzer the MPA Initiator
+#   fpdu-resp   the same with siw2 the Initiator (target --connect), half
+#               of the connections with peer_to_peer=on (siw2 sends an RTR)
+#   hs-init     mutated MPA Requests to siw2
+#   hs-resp     mutated MPA Replies to siw2's Requests
+# Each FPDU case ends in a checked answer, Terminate or close; each
+# connection in the target's verdict (QP in ERR, receives completed, guard
+# areas and the regions without remote write rights unchanged); the
+# harness checks the kernel log.  At the end the device has no object left.
+#
+# Sizes (cases per phase) from the environment or the kernel command line:
+#   SIW2_FUZZ_SEED (1), SIW2_FUZZ_FPDU (10000: per fpdu phase),
+#   SIW2_FUZZ_HS (1000: per handshake phase), SIW2_FUZZ_PHASES (all four)
+# e.g. SIW2_VM_APPEND="siw2_fuzz_fpdu=200000 siw2_fuzz_hs=20000" for a
+# long run (and a "timeout:" to match: SIW2_VM_TIMEOUT).
+# Outputs in build/vm-logs/69-wire-fuzz/: <phase>.fuzz (the fuzzer's
+# lines and summary), <phase>.target (the target's), summary.txt.
+# timeout: 1500
+source "$SIW2_TOP/tests/vm/lib.sh"
+source "$SIW2_TOP/tests/vm/lib-peer.sh"
+source "$SIW2_TOP/tests/vm/lib-cm.sh"
+
+need rdma ip python3 timeout
+TARGET=$SIW2_PROGS/siw2_fuzz_target
+[[ -x $TARGET ]] || fail "siw2_fuzz_target not built (run make)"
+
+seed=${SIW2_FUZZ_SEED:-} nf=${SIW2_FUZZ_FPDU:-} nh=${SIW2_FUZZ_HS:-}
+phases=${SIW2_FUZZ_PHASES:-}
+for w in $(</proc/cmdline); do
+	case $w in
+	siw2_fuzz_seed=*) [[ -n $seed ]] || seed=${w#*=} ;;
+	siw2_fuzz_fpdu=*) [[ -n $nf ]] || nf=${w#*=} ;;
+	siw2_fuzz_hs=*) [[ -n $nh ]] || nh=${w#*=} ;;
+	siw2_fuzz_phases=*) [[ -n $phases ]] || phases=${w#*=} ;;
+	esac
+done
+seed=${seed:-1} nf=${nf:-10000} nh=${nh:-1000}
+phases=${phases:-fpdu-init,fpdu-resp,hs-init,hs-resp}
+log "seed $seed, $nf FPDU cases and $nh handshake cases per phase: $phases"
+
+R=$SIW2_RESULTS
+FUZZ=(python3 -S "$SIW2_TOP/tests/fuzz/wire_fuzz.py")
+"${FUZZ[@]}" selftest >"$R/selftest.out" 2>&1 ||
+	{ cat "$R/selftest.out"; fail "wire_fuzz.py selftest"; }
+
+siw2_load
+cm_ns_pair fa fb 13
+siw2_link_add fa s2f fa-v || fail "rdma link add s2f"
+wait_port_active s2f || fail "s2f port not ACTIVE"
+P=/sys/module/siw2/parameters
+FAILED=()
+: >"$R/summary.txt"
+
+# phase NAME MODE ROLE CASES [TARGET-ARGS]: one target, one fuzzer run.
+# ROLE init: the target listens, the fuzzer connects.  ROLE resp: the
+# fuzzer listens first, then the target starts connecting.
+phase() {
+	local name=$1 mode=$2 role=$3 n=$4 t0=${EPOCHREALTIME/./} tpid fpid rc trc
+	local fargs=(--connect 198.18.13.1:7900) sum done_line
+	shift 4
+	[[ $role == init ]] || fargs=(--listen 198.18.13.2:7901)
+	: >"$R/$name.target"
+	if [[ $role == init ]]; then
+		ip netns exec fa "$TARGET" --listen 198.18.13.1:7900 "$@" \
+			>"$R/$name.target" 2>&1 &
+		tpid=$!
+	fi
+	ip netns exec fb timeout $((n / 4 + 600)) "${FUZZ[@]}" "$mode" "${fargs[@]}" \
+		--target-out "$R/$name.target" --seed "$seed" --cases "$n" \
+		>"$R/$name.fuzz" 2>&1 &
+	fpid=$!
+	if [[ $role == resp ]]; then
+		wait_until 60 grep -q '^LISTENING' "$R/$name.fuzz" ||
+			{ FAILED+=("$name: the fuzzer does not listen"); }
+		ip netns exec fa "$TARGET" --connect 198.18.13.2:7901 --conns 100000000 "$@" \
+			>"$R/$name.target" 2>&1 &
+		tpid=$!
+	fi
+	wait "$fpid"
+	rc=$?
+	kill -TERM "$tpid" 2>/dev/null
+	wait_until 30 eval "! kill -0 $tpid 2>/dev/null" || kill -KILL "$tpid"
+	wait "$tpid"
+	trc=$?
+	grep -E '^(FAIL|STOP)' "$R/$name.fuzz" | head -20 | cut -c1-300 | sed "s/^/  $name| /"
+	grep -E '^(FAIL|HANG|BUSY)' "$R/$name.target" | head -5 | sed "s/^/  $name target| /"
+	sum=$(grep '^FUZZ ' "$R/$name.fuzz")
+	done_line=$(grep '^DONE ' "$R/$name.target")
+	log "$name: fuzzer rc $rc, target rc $trc, $(( (${EPOCHREALTIME/./} - t0) / 1000000 )) s"
+	log "  $sum"
+	log "  target: $done_line"
+	echo "$name rc=$rc target_rc=$trc $sum | $done_line" >>"$R/summary.txt"
+	[[ -n $sum ]] || { tail -20 "$R/$name.fuzz"; FAILED+=("$name: no summary (rc $rc)"); return; }
+	(( rc == 0 )) || FAILED+=("$name: fuzzer rc $rc")
+	[[ -n $done_line ]] || FAILED+=("$name: target did not finish")
+	[[ $done_line == *" hang=0"* && $done_line == *" guard_fail=0"* ]] ||
+		FAILED+=("$name: target $done_line")
+}
+
+for ph in ${phases//,/ }; do
+	case $ph in
+	fpdu-init) phase "$ph" fpdu init "$nf" ;;
+	fpdu-resp)
+		echo off >"$P/peer_to_peer"
+		phase "$ph-nop2p" fpdu resp $((nf / 2))
+		echo on >"$P/peer_to_peer"
+		phase "$ph-p2p" fpdu resp $((nf - nf / 2))
+		echo off >"$P/peer_to_peer"
+		;;
+	hs-init)
+		# Requests that promise more octets than they carry wait for
+		# siw2's MPA timer; a short one keeps them from piling up.
+		echo 1000 >"$P/mpa_timeout_ms"
+		phase "$ph" handshake init "$nh"
+		;;
+	hs-resp)
+		echo 1000 >"$P/mpa_timeout_ms"
+		echo on >"$P/peer_to_peer"
+		phase "$ph" handshake resp "$nh"
+		echo off >"$P/peer_to_peer"
+		;;
+	*) fail "unknown phase $ph" ;;
+	esac
+done
+echo 10000 >"$P/mpa_timeout_ms"
+
+wait_until 30 cm_no_resources s2f ||
+	{ rdma resource show; fail "rdma resources left on s2f"; }
+siw2_link_del s2f || fail "link delete s2f"
+siw2_assert_zero_counts
+siw2_unload
+cat "$R/summary.txt"
+(( ${#FAILED[@]} )) && fail "$(printf '%s; ' "${FAILED[@]}")"
+log "ok"
