@@ -33,8 +33,12 @@
  * Output, one line per fact:
  *   MR name=rw stag=0x... addr=0x... len=N seed=0x..
  *   READY listen|connect ADDR:PORT
- *   CONN n est=0|1 end=<cm event> state=<QP state> recv_ok=N flushed=N
- *        wc_err=N async=<events|none> guards=OK|FAIL[:details] ms=N
+ *   CONN n tag=K est=0|1 end=<cm event> state=<QP state> recv_ok=N
+ *        flushed=N wc_err=N unflushed=N async=<events|none>
+ *        guards=OK|FAIL[:details] ms=N
+ * K is the fuzzer's number for the connection: the ULP private data of its
+ * MPA Request or Reply starts with "FZ" and K as a big-endian u32 (-1 when
+ * it does not).
  *   HANG n                    (the connection outlived --conn-timeout)
  *   DONE conns=N est=N guard_fail=N hang=N
  * Exit status: 0 = no guard failure, no hang; 1 = some, or a setup
@@ -112,6 +116,7 @@ struct slot {
 	char async[160];
 	double t0;
 	bool hang;
+	long tag;		/* the fuzzer's connection number, -1: none */
 };
 
 static struct {
@@ -383,6 +388,7 @@ static void slot_init(struct slot *s, struct rdma_cm_id *id)
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
+	s->tag = -1;
 	s->id = id;
 	s->t0 = now();
 	strcpy(s->async, "none");
@@ -459,9 +465,9 @@ static void slot_finish(struct slot *s, const char *end)
 		n_guard_fail++;
 		fill_fixed();
 	}
-	out("CONN %ld est=%d end=%s state=%s recv_ok=%d flushed=%d wc_err=%d unflushed=%d async=%s guards=%s ms=%ld",
-	    n_done, s->ever_est, end, state, s->recv_ok, s->flushed, s->wc_err,
-	    s->posted, s->async, g, (long)((now() - s->t0) * 1000));
+	out("CONN %ld tag=%ld est=%d end=%s state=%s recv_ok=%d flushed=%d wc_err=%d unflushed=%d async=%s guards=%s ms=%ld",
+	    n_done, s->tag, s->ever_est, end, state, s->recv_ok, s->flushed,
+	    s->wc_err, s->posted, s->async, g, (long)((now() - s->t0) * 1000));
 	n_done++;
 	memset(s, 0, sizeof(*s));
 }
@@ -576,6 +582,7 @@ static void start_connect(void)
 
 	memset(s, 0, sizeof(*s));
 	s->used = true;
+	s->tag = -1;
 	s->t0 = now();
 	strcpy(s->async, "none");
 	if (rdma_create_id(ch, &s->id, NULL, RDMA_PS_TCP))
@@ -590,13 +597,23 @@ static void slot_drop(struct slot *s, const char *end)
 {
 	if (!s->cq) {
 		rdma_destroy_id(s->id);
-		out("CONN %ld est=0 end=%s state=none recv_ok=0 flushed=0 wc_err=0 unflushed=0 async=none guards=OK ms=%ld",
+		out("CONN %ld tag=-1 est=0 end=%s state=none recv_ok=0 flushed=0 wc_err=0 unflushed=0 async=none guards=OK ms=%ld",
 		    n_done, end, (long)((now() - s->t0) * 1000));
 		n_done++;
 		memset(s, 0, sizeof(*s));
 	} else {
 		slot_finish(s, end);
 	}
+}
+
+/* The fuzzer's connection number from MPA private data ("FZ" + be32). */
+static long pd_tag(const struct rdma_cm_event *ev)
+{
+	const uint8_t *p = ev->param.conn.private_data;
+
+	if (!p || ev->param.conn.private_data_len < 6 || p[0] != 'F' || p[1] != 'Z')
+		return -1;
+	return (long)((uint32_t)p[2] << 24 | p[3] << 16 | p[4] << 8 | p[5]);
 }
 
 static void handle_cm(void)
@@ -609,6 +626,7 @@ static void handle_cm(void)
 		struct rdma_cm_id *id = ev->id;
 		struct slot *s = slot_of(id);
 		int status = ev->status;
+		long tag = pd_tag(ev);
 
 		rdma_ack_cm_event(ev);
 		switch (t) {
@@ -622,6 +640,7 @@ static void handle_cm(void)
 				break;
 			}
 			slot_init(s, id);
+			s->tag = tag;
 			conn_params(&cp);
 			if (rdma_accept(id, &cp))
 				slot_finish(s, "ACCEPT_FAILED");
@@ -641,6 +660,8 @@ static void handle_cm(void)
 		case RDMA_CM_EVENT_ESTABLISHED:
 			if (s) {
 				s->est = s->ever_est = true;
+				if (tag >= 0)
+					s->tag = tag;
 				n_est++;
 			}
 			break;

@@ -10,6 +10,8 @@
 #               of the connections with peer_to_peer=on (siw2 sends an RTR)
 #   hs-init     mutated MPA Requests to siw2
 #   hs-resp     mutated MPA Replies to siw2's Requests
+# The two roles run at once (two lanes, one per vCPU): fpdu-init then
+# hs-init, and fpdu-resp then hs-resp.
 # Each FPDU case ends in a checked answer, Terminate or close; each
 # connection in the target's verdict (QP in ERR, receives completed, guard
 # areas and the regions without remote write rights unchanged); the
@@ -104,31 +106,50 @@ phase() {
 		FAILED+=("$name: target $done_line")
 }
 
-for ph in ${phases//,/ }; do
-	case $ph in
-	fpdu-init) phase "$ph" fpdu init "$nf" ;;
+# run_phase PH: one phase by name (module parameters it needs set).
+run_phase() {
+	case $1 in
+	fpdu-init) phase "$1" fpdu init "$nf" ;;
 	fpdu-resp)
+		# Half without, half with peer-to-peer (siw2 then sends an
+		# RTR); the parameter only shapes the Initiator's Request, so
+		# the other lane is not affected.
 		echo off >"$P/peer_to_peer"
-		phase "$ph-nop2p" fpdu resp $((nf / 2))
+		phase "$1-nop2p" fpdu resp $((nf / 2))
 		echo on >"$P/peer_to_peer"
-		phase "$ph-p2p" fpdu resp $((nf - nf / 2))
-		echo off >"$P/peer_to_peer"
+		phase "$1-p2p" fpdu resp $((nf - nf / 2))
 		;;
-	hs-init)
-		# Requests that promise more octets than they carry wait for
-		# siw2's MPA timer; a short one keeps them from piling up.
-		echo 1000 >"$P/mpa_timeout_ms"
-		phase "$ph" handshake init "$nh"
-		;;
+	hs-init) phase "$1" handshake init "$nh" ;;
 	hs-resp)
-		echo 1000 >"$P/mpa_timeout_ms"
 		echo on >"$P/peer_to_peer"
-		phase "$ph" handshake resp "$nh"
-		echo off >"$P/peer_to_peer"
+		phase "$1" handshake resp "$nh"
 		;;
-	*) fail "unknown phase $ph" ;;
+	*) echo "unknown phase $1" >"$R/lane.fail" ;;
 	esac
+}
+
+# Two lanes at once, one per vCPU: siw2 as Responder (fa listens), siw2
+# as Initiator (fa connects).  Handshakes that promise octets they never
+# send wait for siw2's MPA timer: a short one keeps them from piling up.
+echo 2000 >"$P/mpa_timeout_ms"
+lane() {
+	local ph
+	for ph in ${phases//,/ }; do
+		[[ $ph == *-$1 ]] && run_phase "$ph"
+	done
+	(( ${#FAILED[@]} )) && printf '%s; ' "${FAILED[@]}" >"$R/lane-$1.fail"
+	return 0
+}
+rm -f "$R"/lane*.fail
+lane init &
+lane_a=$!
+lane resp &
+lane_b=$!
+wait "$lane_a" "$lane_b"
+for f in "$R"/lane*.fail; do
+	[[ -e $f ]] && FAILED+=("$(<"$f")")
 done
+echo off >"$P/peer_to_peer"
 echo 10000 >"$P/mpa_timeout_ms"
 
 wait_until 30 cm_no_resources s2f ||
