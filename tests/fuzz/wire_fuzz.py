@@ -752,7 +752,7 @@ def g_oversize(c, rng):
 def g_fault(c, rng):
     """A fault the digest names, with the Terminate it must bring."""
     m = region(c, "rw")
-    f = rng.randrange(11)
+    f = rng.randrange(12)
     if f == 0 and c.crc:
         case = g_write(c, rng)
         rng.choice(case.segs).crc_bad = True
@@ -801,9 +801,34 @@ def g_fault(c, rng):
         s = untagged(op, c.rv, 1, c.msn1, 0, payload=bytes(52))
         s.set("ctrl", 0x4000 | 1 << 8 | c.rv << 6 | op)
         return Case("bad-op-0x%x" % op, [s], expect="term", code=(0, 2, 6))
-    s = read_req(c, CASE_STAG, 0, 8, region(c, "ro")["stag"], region(c, "ro")["addr"])
-    s.set("qn", rng.choice([0, 2, 3]))
-    return Case("rreq-qn", [s], expect="term")
+    if f == 10:
+        s = read_req(c, CASE_STAG, 0, 8, region(c, "ro")["stag"], region(c, "ro")["addr"])
+        s.set("qn", rng.choice([0, 2, 3]))
+        return Case("rreq-qn", [s], expect="term")
+    return g_unsolicited(c, rng)
+
+
+def g_unsolicited(c, rng):
+    """A response to no request of siw2's (the target never posts one):
+    a Read Response into any region, even one siw2 may write only
+    locally, or a QN 3 response (DEC-8: 1/2/0x02 for those)."""
+    kinds = ["rresp"] + (["atomic"] if "ext" in c.feats else []) + \
+        (["commit"] if "commit" in c.feats else []) + (["read2"] if c.rv == 2 else [])
+    k = rng.choice(kinds)
+    if k == "rresp":
+        name = rng.choice(["none", "ro", "rw", "recv", "pd2"])
+        m = region(c, name)
+        s = tagged(OP_RRESP, c.rv, m["stag"], m["addr"], rbytes(rng, rng.randint(0, 64)))
+        return Case("unsolicited-rresp-" + name, [s], expect="term")
+    if k == "atomic":
+        s = untagged(OP_ATOMIC_RESP, c.rv, 3, 1, 0, [("req_id", "I", rng.getrandbits(32)),
+                                                      ("value", "Q", rng.getrandbits(64))])
+    elif k == "commit":
+        s = untagged(OP_COMMIT_RESP, c.rv, 3, 1, 0, [("req_id", "I", rng.getrandbits(32)),
+                                                      ("status", "I", 0)])
+    else:
+        s = untagged(OP_READ2_RESP, c.rv, 3, 1, 0, payload=rbytes(rng, 8))
+    return Case("unsolicited-" + k, [s], expect="term", code=(1, 2, 2))
 
 
 def g_flood(c, rng):
@@ -1573,7 +1598,8 @@ def selftest():
     check("generated %d cases" % n, n == 6000, " ".join("%s=%d" % kv for kv in sorted(kinds.items())))
     for want in ("write", "read", "send", "imm", "atomic", "commit", "read2", "send-imm",
                  "mut-write", "garbage", "truncated", "flood", "peer-term", "partial-close",
-                 "bad-crc", "write-bounds", "send-long", "send-msn", "bad-rv"):
+                 "bad-crc", "write-bounds", "send-long", "send-msn", "bad-rv",
+                 "unsolicited-rresp-none", "unsolicited-atomic", "unsolicited-read2"):
         check("kind " + want, kinds.get(want, 0) > 0)
     # Determinism: the same seed, the same octets.
     def octets(seed):

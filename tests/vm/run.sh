@@ -23,8 +23,9 @@
 # NVDIMM of that size (tests/vm/vm.sh; lib.sh's pmem_devdax makes a
 # device-DAX namespace on it); SIW2_VM_PMEM=SIZE gives one to every case.
 #
-# -j runs up to N guests at once (default: number of CPUs); each guest
-# takes 2 vCPUs and SIW2_VM_MEM (2G) of memory.
+# -j runs up to N guests at once (default: number of CPUs), the longest
+# first (tests/vm/durations); each guest takes 2 vCPUs on one host thread
+# (thread=single TCG, so one host core) and SIW2_VM_MEM (2G) of memory.
 #
 # Logs stay in build/vm-logs/: <case>.out (case output), <case>.dmesg (guest
 # kernel log), <case>.console (serial console), <case>/ (what the case put
@@ -217,9 +218,15 @@ if (( jobs == 1 )); then
 		emit "$i"
 	done
 else
-	# Up to $jobs guests at once; results printed in case order.
+	# Up to $jobs guests at once, the longest (tests/vm/durations) first
+	# so that the long cases do not end up alone at the tail;
+	# results printed in case order.
 	running=0
-	for ((i = 1; i <= n; i++)); do
+	for i in $(for ((j = 1; j <= n; j++)); do
+			t=$(awk -v c="$(basename "${cases[j-1]}" .sh)" \
+				'$1 == c { print $2 }' "$SIW2_TOP/tests/vm/durations")
+			echo "${t:-60} $j"
+		done | sort -k1,1nr -k2,2n | cut -d' ' -f2); do
 		if (( running >= jobs )); then
 			wait -n; running=$((running - 1))
 		fi
