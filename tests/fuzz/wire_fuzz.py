@@ -1452,7 +1452,11 @@ def hs_case_init(a, k, st):
 
 
 def hs_case_resp(a, k, lsock, tgt, st):
-    """siw2 (the Initiator) connects; one mutated Reply."""
+    """siw2 (the Initiator, peer-to-peer on) connects; one mutated Reply.
+    What siw2 makes of it shows on the wire: its RTR (it took the Reply),
+    a Terminate or a close (it refused it).  The target's lines are judged
+    together at the end: which line belongs to which case cannot be told
+    when a NAT (tools/fuzz-long.sh) hides the guest's ports."""
     rng = random.Random("%s:hs:%d" % (a.seed, k))
     kind = rng.choice(HS_RESP_KINDS)
     lsock.settimeout(TARGET_WAIT)
@@ -1465,6 +1469,7 @@ def hs_case_resp(a, k, lsock, tgt, st):
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     req, rest = read_frame(sock, time.monotonic() + WAIT)
     problems = []
+    verdict = "-"
     if req is None or req["key"] != mp.KEY_REQ:
         problems.append("no MPA Request from siw2")
     else:
@@ -1477,6 +1482,8 @@ def hs_case_resp(a, k, lsock, tgt, st):
             p["rtr"] = (rng.choice(offered),) if offered else ()
         else:
             p["p2p"], p["rtr"] = False, ()
+        if req["enh"]:
+            p["ord"] = min(p["ord"], max(1, req["enh"]["ird"]))
         frame, short = hs_frame(rng, mp.KEY_REP, kind, p)
         try:
             if kind == "truncate":
@@ -1488,35 +1495,60 @@ def hs_case_resp(a, k, lsock, tgt, st):
             if kind == "silence":
                 time.sleep(0.3 * SCALE)
             elif kind not in ("close", "truncate", "garbage") and not short:
-                # Accepted: the RTR (p2p) or nothing comes; give it a moment.
-                hs_read(sock, time.monotonic() + 0.05 * SCALE)
+                # A P2P Reply that names no RTR form leaves the RTR to the
+                # ULP's first Send (MPA2-P2P-12): siw2 then sends nothing.
+                sent = mp.parse_rr(frame[:20], frame[20:])
+                want_rtr = bool(sent["enh"] and sent["enh"]["p2p"] and sent["enh"]["rtr"])
+                verdict = hs_resp_outcome(sock, want_rtr)
         except OSError:
             pass
+        if verdict == "rtr" and kind in HS_REFUSE:
+            problems.append("siw2 sent its RTR after a %s Reply" % kind)
+        if verdict == "silent":
+            problems.append("neither an RTR, a Terminate nor a close within %.0fs" % WAIT)
+        if verdict == "garbled":
+            problems.append("after the Reply siw2 sent neither an RTR nor a Terminate")
     sock.close()
-    # The target's verdict on this attempt.
-    line = tgt.take_conn(TARGET_WAIT + 12 * SCALE)
-    if line is None:
-        problems.append("no CONN line from the target")
-    elif not line.startswith("CONN "):
-        problems.append("target: " + line)
-    else:
-        kv = parse_kv(line)
-        if kv.get("guards") != "OK":
-            problems.append("guards: " + line)
-        if kv.get("est") == "1" and kind in HS_REFUSE:
-            problems.append("established on a %s Reply: %s" % (kind, line))
-        if kv.get("est") == "1" and kv.get("state") != "ERR":
-            problems.append("QP not in ERR at the end: " + line)
-        if kv.get("unflushed", "0") != "0":
-            problems.append("receives never completed: " + line)
     st.cases += 1
-    st.ends[kind] = st.ends.get(kind, 0) + 1
+    key = kind + ":" + verdict
+    st.ends[key] = st.ends.get(key, 0) + 1
     if problems:
         st.fails += 1
         print("FAIL seed=%s hs=%d kind=%s: %s" % (a.seed, k, kind, "; ".join(problems)),
               flush=True)
     elif a.verbose:
-        print("HS %d kind=%s %s" % (k, kind, line), flush=True)
+        print("HS %d kind=%s %s" % (k, kind, verdict), flush=True)
+
+
+def hs_resp_outcome(sock, p2p):
+    """After our Reply: "rtr" (siw2's first FPDU: it took the Reply),
+    "term", "closed", "quiet" (no p2p: an Initiator that took the Reply
+    sends nothing by itself), "silent" (p2p and nothing), "garbled"."""
+    deadline = time.monotonic() + (WAIT if p2p else 0.2 * SCALE)
+    buf = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "silent" if p2p else "quiet"
+        sock.settimeout(left)
+        try:
+            d = sock.recv(4096)
+        except socket.timeout:
+            continue
+        except OSError:
+            return "closed"
+        if not d:
+            return "closed" if not buf else "garbled"
+        buf += d
+        n = mp.fpdu_size(buf)
+        if n is not None and len(buf) >= n:
+            f = mp.decode_fpdu(buf[:n])
+            if f.get("op") == OP_TERM:
+                return "term"
+            if f.get("op") in (OP_WRITE, OP_RREQ) and f.get("payload", 1) == 0 or \
+                    f.get("op") == OP_RREQ and f.get("size") == 0:
+                return "rtr"
+            return "garbled"
 
 
 def cmd_handshake(a):
@@ -1543,8 +1575,10 @@ def cmd_handshake(a):
                 fpdu_conn(a, k, tgt, None, st, budget=0)
         else:
             hs_case_resp(a, k, lsock, tgt, st)
-    if a.role == "init":
-        # Every connection the target saw: no hang, guards intact.
+    if True:
+        # Every connection the target saw: no hang, guards intact, an
+        # established one ended with its QP in ERR and receives completed.
+        time.sleep(0.5)
         tgt.poll()
         for line in tgt.lines:
             kv = parse_kv(line)

@@ -33,7 +33,10 @@
 #
 # Environment: SIW2_VM_ACCEL (default tcg,thread=single; "kvm" where nested
 # KVM works), SIW2_VM_MEM (2G), SIW2_VM_SMP (2), SIW2_VM_APPEND (extra
-# kernel command line words), SIW2_VM_FAST (1; 0 = no boot-time trims).
+# kernel command line words), SIW2_VM_FAST (1; 0 = no boot-time trims),
+# SIW2_VM_NIC (QEMU's -nic; default none: the guest has no network to the
+# outside. tools/fuzz-long.sh gives it user-mode networking with ports
+# forwarded from the host's loopback, so traffic stays on this machine).
 #
 # Emulated persistent memory (opt-in; without it the guest boots exactly as
 # before): a script whose header has the line "# pmem: 256M", or
@@ -243,7 +246,7 @@ vm_boot() {
 	fi
 	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu max "${machine[@]}"
 		-smp "${SIW2_VM_SMP:-2}" -m "$mem" "${nvdimm[@]}"
-		-nographic -no-reboot -nic none
+		-nographic -no-reboot -nic "${SIW2_VM_NIC:-none}"
 		-kernel "$img" -initrd "$initrd"
 		-append "console=ttyS0 tsc=reliable panic=-1 $klevel $fast siw2_top=$SIW2_TOP${pmemarg} ${SIW2_VM_APPEND:-}"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"

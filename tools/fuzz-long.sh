@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# tools/fuzz-long.sh [--seed S] [--fpdu N] [--hs N] [--phases LIST]
+#                    [--kver KVER] [--hours H]
+#
+# A long run of the wire fuzzer (tests/fuzz/README.md): the fuzzer runs on
+# the host at native speed, siw2 and tests/progs/siw2_fuzz_target in a
+# QEMU guest (tests/fuzz/long-guest.sh) whose user-mode NIC forwards a
+# port of the host's loopback to it; nothing leaves this machine.  Under
+# TCG the guest side is then the only slow part.  Phases run one after the
+# other: fpdu-init, fpdu-resp, fpdu-resp-p2p (N FPDU cases each, siw2 the
+# MPA Responder, the Initiator, the Initiator asking for peer-to-peer),
+# hs-init, hs-resp (N handshake cases each).
+#   --kver KVER   the guest kernel, e.g. 6.12.117-siw2dbg (the debug kernel
+#                 of tools/debug-kernel.sh; the module and programs must be
+#                 built against it: tools/check-debug.sh's tree is used
+#                 then, build/debug/tree)
+#   --hours H     the guest's time limit (default 12)
+# Output in build/fuzz-long/<date>/: <phase>.fuzz (the fuzzer),
+# results/<phase>.target (the target), console, dmesg, summary.txt.
+# Exit 0 when every phase passed and the guest's kernel log is clean.
+#
+# Unlike the VM case (69-wire-fuzz), the guest sees TCP segments as QEMU's
+# user-mode stack cuts them, not as the fuzzer's send() calls did: the
+# split/coalesce property is the VM case's to test.
+set -u
+seed=1 nf=100000 nh=10000 phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp
+kver= hours=12
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--seed) seed=$2; shift ;;
+	--fpdu) nf=$2; shift ;;
+	--hs) nh=$2; shift ;;
+	--phases) phases=$2; shift ;;
+	--kver) kver=$2; shift ;;
+	--hours) hours=$2; shift ;;
+	*) sed -n '3,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; exit 2 ;;
+	esac
+	shift
+done
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tree=$TOP
+if [[ -n $kver ]]; then
+	export SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=4
+	[[ $kver == *siw2dbg* ]] && tree=$TOP/build/debug/tree
+	[[ -f $tree/drivers/siw2/siw2.ko ]] ||
+		{ echo "fuzz-long: no module built for $kver in $tree (tools/check-debug.sh builds it)" >&2; exit 1; }
+fi
+export SIW2_TOP=$tree
+# shellcheck source=tests/vm/vm.sh
+source "$tree/tests/vm/vm.sh"
+
+out=$TOP/build/fuzz-long/$(date +%Y%m%d-%H%M%S)
+res=$out/vm
+mkdir -p "$res/results"
+p_init=$((17000 + RANDOM % 1000)) p_resp=$((18000 + RANDOM % 1000))
+export SIW2_VM_NIC="user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$p_init-10.0.2.15:7900"
+export SIW2_VM_APPEND="siw2_fuzz_phases=$phases siw2_fuzz_port=$p_resp ${SIW2_VM_APPEND:-}"
+export SIW2_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-1}
+echo "fuzz-long: seed $seed, $nf FPDU and $nh handshake cases per phase ($phases), in $out"
+vm_boot "$res" $((hours * 3600)) "$out/console" run "$tree/tests/fuzz/long-guest.sh" &
+vmpid=$!
+R=$res/results
+FUZZ=(python3 "$TOP/tests/fuzz/wire_fuzz.py")
+failed=0
+t_all=$EPOCHSECONDS
+
+# until_file FILE: wait for the guest (false if the guest is gone).
+until_file() {
+	while [[ ! -e $1 ]]; do
+		kill -0 "$vmpid" 2>/dev/null || return 1
+		sleep 1
+	done
+}
+
+for ph in ${phases//,/ }; do
+	mode=fpdu n=$nf
+	[[ $ph == hs-* ]] && mode=handshake n=$nh
+	until_file "$R/$ph.ready" || { echo "fuzz-long: the guest ended before $ph"; failed=1; break; }
+	t0=$EPOCHSECONDS
+	if [[ $ph == *-init* ]]; then
+		"${FUZZ[@]}" "$mode" --connect "127.0.0.1:$p_init" --target-out "$R/$ph.target" \
+			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1
+		rc=$?
+	else
+		"${FUZZ[@]}" "$mode" --listen "127.0.0.1:$p_resp" --target-out "$R/$ph.target" \
+			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1 &
+		fpid=$!
+		while ! grep -q '^LISTENING' "$out/$ph.fuzz" 2>/dev/null; do
+			kill -0 "$fpid" 2>/dev/null || break
+			sleep 0.2
+		done
+		: >"$R/$ph.go"
+		wait "$fpid"
+		rc=$?
+	fi
+	: >"$R/$ph.done"
+	(( rc == 0 )) || failed=1
+	line="$ph rc=$rc $(( EPOCHSECONDS - t0 ))s $(grep '^FUZZ ' "$out/$ph.fuzz")"
+	echo "fuzz-long: $line"
+	echo "$line" >>"$out/summary.txt"
+	grep -E '^(FAIL|STOP)' "$out/$ph.fuzz" | head -10
+done
+wait "$vmpid"
+vrc=$?
+[[ -f $res/dmesg ]] && cp "$res/dmesg" "$out/dmesg"
+grc=$(cat "$res/rc" 2>/dev/null)
+bad=$(cat "$out/dmesg" "$out/console" 2>/dev/null | grep -Ev "$KLOG_USER" | grep -E -m3 "$KLOG_BAD")
+echo "fuzz-long: guest rc ${grc:-none} (QEMU $vrc), $(( EPOCHSECONDS - t_all ))s in all"
+[[ -n $bad ]] && { echo "fuzz-long: kernel log: $bad"; failed=1; }
+[[ $grc == 0 ]] || { tail -5 "$res/out" 2>/dev/null; failed=1; }
+echo "kernel=${kver:-default} guest_rc=${grc:-none} klog=${bad:+BAD}${bad:-clean}" >>"$out/summary.txt"
+exit "$failed"
