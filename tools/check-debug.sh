@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# tools/check-debug.sh [tests/run-all.sh arguments, e.g. case files]
+# tools/check-debug.sh [--build-only] [tests/run-all.sh arguments, e.g. case files]
+#
+# --build-only stops after step 2 (for tools/fuzz-long.sh --kver).
 #
 # make check-debug (issue 17): the test suite with the VM cases on the
 # debug guest kernel (tools/debug-kernel.sh: KASAN, KFENCE, UBSAN, lockdep,
@@ -26,6 +28,8 @@
 # the release go to build/debug/last.txt.
 set -uo pipefail
 
+build_only=0
+[[ ${1:-} == --build-only ]] && { build_only=1; shift; }
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$TOP/build/debug
 TREE=$OUT/tree
@@ -44,6 +48,10 @@ if ! make -C "$TREE" KDIR="$kdir" all >"$OUT/build.log" 2>&1 ||
 	echo "not ok - check-debug: build against $kver (build/debug/build.log)"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
+fi
+if (( build_only )); then
+	echo "check-debug: $TREE built against $kver"
+	exit 0
 fi
 # siw2's KUnit suites as one module for that kernel, with the driver
 # files they test (the list tests/kunit/run.sh compiles into UML).
