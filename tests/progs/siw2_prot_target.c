@@ -778,6 +778,19 @@ int main(int argc, char **argv)
 		handle_cq(&c);
 	}
 	if (c.qp) {
+		/*
+		 * SQE is siw2's TERMINATE: the Terminate is out and the QP
+		 * goes on to ERR once the connection is down, which on a busy
+		 * host can take longer than the settle time. Give it 5 s.
+		 */
+		deadline = now() + 5.0;
+		while (!ibv_query_qp(c.qp, &qpa, IBV_QP_STATE, &qia) &&
+		       qpa.qp_state == IBV_QPS_SQE && now() < deadline) {
+			usleep(10000);
+			handle_cm(&c);
+			handle_async(&c);
+			handle_cq(&c);
+		}
 		if (ibv_query_qp(c.qp, &qpa, IBV_QP_STATE, &qia))
 			out("QP state=? (ibv_query_qp: %s)", strerror(errno));
 		else

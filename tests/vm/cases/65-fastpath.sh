@@ -32,7 +32,7 @@
 #     and a client killed (SIGKILL) with a live QP and mapped rings: every
 #     object goes and the module unloads.
 # The kernel log must stay clean (run.sh checks it).
-# timeout: 300
+# timeout: 480
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 
