@@ -17,6 +17,9 @@
 #                 built against it: tools/check-debug.sh's tree is used
 #                 then, build/debug/tree)
 #   --hours H     the guest's time limit (default 12)
+# SIGTERM or Ctrl-C ends the run early and cleanly: the phase in progress
+# stops after its current connection and prints its summary, later phases
+# are skipped, the guest's checks still run.
 # Output in build/fuzz-long/<date>/: <phase>.fuzz (the fuzzer),
 # results/<phase>.target (the target), console, dmesg, summary.txt.
 # Exit 0 when every phase passed and the guest's kernel log is clean.
@@ -66,6 +69,11 @@ R=$res/results
 FUZZ=(python3 "$TOP/tests/fuzz/wire_fuzz.py")
 failed=0
 t_all=$EPOCHSECONDS
+# SIGTERM or Ctrl-C: the running phase ends after its connection in
+# progress (with its summary), the rest are skipped, and the guest still
+# tears down and checks as usual.
+stopping=0 fpid=
+trap 'stopping=1; [[ -n $fpid ]] && kill -TERM "$fpid" 2>/dev/null' TERM INT
 
 # until_file FILE: wait for the guest (false if the guest is gone).
 until_file() {
@@ -80,10 +88,20 @@ for ph in ${phases//,/ }; do
 	[[ $ph == hs-* ]] && mode=handshake n=$nh
 	until_file "$R/$ph.ready" || { echo "fuzz-long: the guest ended before $ph"; failed=1; break; }
 	t0=$EPOCHSECONDS
+	if (( stopping )); then
+		: >"$R/$ph.go"
+		: >"$R/$ph.done"
+		continue
+	fi
 	if [[ $ph == *-init* ]]; then
 		"${FUZZ[@]}" "$mode" --connect "127.0.0.1:$p_init" --target-out "$R/$ph.target" \
-			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1
+			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1 &
+		fpid=$!
+		wait "$fpid"
 		rc=$?
+		# A signal to us interrupts wait: the fuzzer then ends its
+		# connection in progress and prints its summary.
+		kill -0 "$fpid" 2>/dev/null && { wait "$fpid"; rc=$?; }
 	else
 		"${FUZZ[@]}" "$mode" --listen "127.0.0.1:$p_resp" --target-out "$R/$ph.target" \
 			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1 &
@@ -95,7 +113,9 @@ for ph in ${phases//,/ }; do
 		: >"$R/$ph.go"
 		wait "$fpid"
 		rc=$?
+		kill -0 "$fpid" 2>/dev/null && { wait "$fpid"; rc=$?; }
 	fi
+	fpid=
 	: >"$R/$ph.done"
 	(( rc == 0 )) || failed=1
 	line="$ph rc=$rc $(( EPOCHSECONDS - t0 ))s $(grep '^FUZZ ' "$out/$ph.fuzz")"

@@ -726,6 +726,9 @@ def cmd_fpdu(a):
     t0 = time.monotonic()
     k = a.first
     while not (a.conns and st.conns >= a.conns or a.cases and st.cases >= a.cases):
+        if STOP[0]:
+            print("STOP on a signal: the summary counts the connections run", flush=True)
+            break
         if st.fails >= MAX_FAILS:
             print("STOP after %d failures" % st.fails, flush=True)
             break
@@ -1010,6 +1013,9 @@ def cmd_handshake(a):
     t0 = time.monotonic()
     last = a.first + (1 if a.only is not None else a.cases)
     for k in range(a.first, last):
+        if STOP[0]:
+            print("STOP on a signal: the summary counts the cases run", flush=True)
+            break
         if a.role == "init":
             hs_case_init(a, k, st)
             if (k + 1) % 25 == 0 or k == last - 1:
@@ -1158,8 +1164,19 @@ def judge_selftest(check, mrs):
         WAIT = saved
 
 
+# SIGTERM/SIGINT end a run after the connection in progress, with its
+# summary (a long run cut short still says what it covered).
+STOP = [False]
+
+
 def main(argv):
     import argparse
+    import signal
+
+    def stop(signum, frame):
+        STOP[0] = True
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     p = argparse.ArgumentParser(prog="wire_fuzz.py")
     sub = p.add_subparsers(dest="cmd", required=True)
     for name in ("fpdu", "handshake"):
