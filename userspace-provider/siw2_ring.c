@@ -302,20 +302,22 @@ static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
 	}
 }
 
-static int sq_doorbell(struct siw2_qp *qp)
+static void sq_doorbell(struct siw2_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
 	__atomic_fetch_add(&qp->doorbells, 1, __ATOMIC_RELAXED);
-	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	/* A failure (the device going away) loses no entry: sq_publish(). */
+	(void)ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
 /*
  * Publish the send queue entries written up to sq.idx and wake the
  * kernel's transmit engine if it stopped; the caller holds sq_lock.
- * Returns the doorbell's error: the entries are posted even then.
+ * The entries are posted even when the wakeup fails (the device going
+ * away): they complete, flushed, as all posted work does then.
  */
-static int sq_publish(struct siw2_qp *qp)
+static void sq_publish(struct siw2_qp *qp)
 {
 	struct siw2_uring *r = &qp->sq;
 
@@ -327,8 +329,8 @@ static int sq_publish(struct siw2_qp *qp)
 	 */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (load_relaxed(&r->ctl->kflags) & SIW2_RING_F_BUSY)
-		return 0;
-	return sq_doorbell(qp);
+		return;
+	sq_doorbell(qp);
 }
 
 int siw2_ring_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -358,15 +360,13 @@ int siw2_ring_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		fill_sq_wqe(ring_at(r, r->idx), wr);
 		r->idx++;
 	}
-	if (r->idx != start) {
-		int rv = sq_publish(qp);
-
-		if (rv && !ret) {
-			/* Everything is posted: the wakeup failed. */
-			ret = rv;
-			wr = NULL;
-		}
-	}
+	/*
+	 * An error here would tell the caller that the WRs from *bad_wr on
+	 * were not posted; after a failed wakeup all of them were (see
+	 * sq_publish()).
+	 */
+	if (r->idx != start)
+		sq_publish(qp);
 out:
 	pthread_spin_unlock(&qp->sq_lock);
 	if (ret)
@@ -1024,7 +1024,7 @@ static int qpx_wr_complete(struct ibv_qp_ex *qpx)
 	if (ret)
 		qp->sq.idx = qp->wr_first;	/* none of a failed batch */
 	else if (qp->sq.idx != qp->wr_first)
-		ret = sq_publish(qp);
+		sq_publish(qp);		/* posted even if the wakeup fails */
 	qp->wr_cur = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
 	return ret;
