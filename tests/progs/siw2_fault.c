@@ -116,6 +116,7 @@ static struct {
 	bool failnth;
 	double limits_hold;
 	const char *release_file;
+	unsigned int loop;
 } opt = {
 	.port = "7700",
 	.size = 4096,
@@ -360,9 +361,45 @@ static int post_iter(struct conn *c, uint64_t n)
 	return rv;
 }
 
+/* Names without blanks, for the END line. */
 static const char *async_name(enum ibv_event_type e)
 {
-	return ibv_event_type_str(e);
+	static char buf[24];
+
+	switch (e) {
+	case IBV_EVENT_CQ_ERR: return "CQ_ERR";
+	case IBV_EVENT_QP_FATAL: return "QP_FATAL";
+	case IBV_EVENT_QP_REQ_ERR: return "QP_REQ_ERR";
+	case IBV_EVENT_QP_ACCESS_ERR: return "QP_ACCESS_ERR";
+	case IBV_EVENT_PORT_ACTIVE: return "PORT_ACTIVE";
+	case IBV_EVENT_PORT_ERR: return "PORT_ERR";
+	case IBV_EVENT_DEVICE_FATAL: return "DEVICE_FATAL";
+	case IBV_EVENT_GID_CHANGE: return "GID_CHANGE";
+	default:
+		snprintf(buf, sizeof(buf), "event%d", e);
+		return buf;
+	}
+}
+
+static const char *wc_name(int st)
+{
+	static char buf[24];
+
+	switch (st) {
+	case IBV_WC_SUCCESS: return "SUCCESS";
+	case IBV_WC_LOC_LEN_ERR: return "LOC_LEN_ERR";
+	case IBV_WC_LOC_QP_OP_ERR: return "LOC_QP_OP_ERR";
+	case IBV_WC_LOC_PROT_ERR: return "LOC_PROT_ERR";
+	case IBV_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	case IBV_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
+	case IBV_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	case IBV_WC_REM_OP_ERR: return "REM_OP_ERR";
+	case IBV_WC_FATAL_ERR: return "FATAL_ERR";
+	case IBV_WC_GENERAL_ERR: return "GENERAL_ERR";
+	default:
+		snprintf(buf, sizeof(buf), "status%d", st);
+		return buf;
+	}
 }
 
 /* Non-blocking: record every async event queued. */
@@ -473,7 +510,7 @@ static void handle_wc(struct conn *c, struct ibv_wc *wc)
 			c->first_kind = k;
 		}
 		note_fault(c, "completion %s %s", kind_name[k],
-			   ibv_wc_status_str(wc->status));
+			   wc_name(wc->status));
 		return;
 	}
 	c->wc_ok++;
@@ -765,7 +802,7 @@ static int finish(struct conn *c, bool normal)
 	 * Phase 2: the rest flushed.
 	 */
 	for (phase = 0; phase < 3 && !c->removed; phase++) {
-		double deadline = now_s() + (phase == 0 && c->fault ? 3 : opt.tmo);
+		double deadline = now_s() + (phase == 0 && c->fault ? 2 : opt.tmo);
 
 		if (phase == 1) {
 			if (c->disconnected)
@@ -822,8 +859,7 @@ static int finish(struct conn *c, bool normal)
 	       PRIu64 " verified=%" PRIu64 " echoes=%" PRIu64
 	       " drain_ms=%llu self_flushed=%s why=\"%s\" time=%.2f\n", side,
 	       rc == 0 ? "ok" : rc == 4 ? "removed" : "fault",
-	       c->first_status < 0 ? "none" :
-	       ibv_wc_status_str(c->first_status),
+	       c->first_status < 0 ? "none" : wc_name(c->first_status),
 	       c->first_status < 0 ? "none" : kind_name[c->first_kind],
 	       c->wc_ok, c->flushed, c->wc_err, c->done_s, c->posted_s,
 	       c->done_r, c->posted_r, c->cm_last,
@@ -910,6 +946,17 @@ static void fill_limits(struct conn *c)
 	printf("LIMITS RELEASED\n");
 }
 
+static unsigned int count_of(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
 /* --cq-overflow: more signaled Writes than the send CQ holds, unpolled. */
 static void cq_overflow(struct conn *c)
 {
@@ -937,14 +984,16 @@ static void cq_overflow(struct conn *c)
 		c->posted_s++;
 	}
 	until = now_s() + opt.tmo;
-	while (!strstr(c->async_seen, "CQ error") && now_s() < until) {
+	while (!strstr(c->async_seen, "CQ_ERR") && now_s() < until) {
 		read_async(c);
 		nap();
 	}
-	/* Let the rest of the Writes complete into the full CQ. */
-	until = now_s() + 1;
-	while (now_s() < until)
+	/* The rest of the Writes: one CQ_ERR each, bounded. */
+	until = now_s() + opt.tmo;
+	while (now_s() < until && count_of(c->async_seen, "CQ_ERR") < n - depth) {
+		read_async(c);
 		nap();
+	}
 	read_async(c);
 	while ((r = ibv_poll_cq(c->scq, 8, wc)) > 0) {
 		for (i = 0; i < (unsigned int)r; i++) {
@@ -1103,32 +1152,46 @@ static int client_run(struct conn *c)
 	return finish(c, true);
 }
 
+/* Arm fail-nth for this thread (n > 0); return the open file. */
+static int failnth_arm(int n)
+{
+	char v[16];
+	int fd = open("/proc/thread-self/fail-nth", O_RDWR);
+
+	if (fd < 0)
+		fail("open /proc/thread-self/fail-nth: %s", strerror(errno));
+	snprintf(v, sizeof(v), "%d", n);
+	if (write(fd, v, strlen(v)) < 0)
+		fail("write fail-nth: %s", strerror(errno));
+	return fd;
+}
+
+/* Disarm; true if the armed failure was injected. */
+static bool failnth_disarm(int fd)
+{
+	char v[16];
+	ssize_t r = pread(fd, v, sizeof(v) - 1, 0);
+
+	if (write(fd, "0", 1) < 0)
+		fail("write fail-nth 0: %s", strerror(errno));
+	close(fd);
+	if (r <= 0)
+		fail("read fail-nth");
+	v[r] = 0;
+	return atoi(v) == 0;
+}
+
 /* --failnth: repeat the setup with allocation N of this thread failed. */
 static int client_failnth(struct rdma_event_channel *ch)
 {
 	struct conn c;
-	char v[32];
 	int fd, n, injected = 0, failed = 0, rc;
-	ssize_t r;
 
 	for (n = 1; n < 100000; n++) {
 		conn_reset(&c, ch);
-		fd = open("/proc/thread-self/fail-nth", O_RDWR);
-		if (fd < 0)
-			fail("open /proc/thread-self/fail-nth: %s", strerror(errno));
-		snprintf(v, sizeof(v), "%d", n);
-		if (write(fd, v, strlen(v)) < 0)
-			fail("write fail-nth: %s", strerror(errno));
+		fd = failnth_arm(n);
 		rc = client_setup(&c);
-		r = pread(fd, v, sizeof(v) - 1, 0);
-		/* Off again before anything else runs in this thread. */
-		if (write(fd, "0", 1) < 0)
-			fail("write fail-nth 0: %s", strerror(errno));
-		close(fd);
-		if (r <= 0)
-			fail("read fail-nth");
-		v[r] = 0;
-		if (atoi(v) != 0) {
+		if (!failnth_disarm(fd)) {
 			/* Fewer than n allocations: every one was failed once. */
 			if (rc)
 				fail("setup failed without an injected failure: %s: %s",
@@ -1161,8 +1224,51 @@ static int client_failnth(struct rdma_event_channel *ch)
 	fail("fail-nth loop did not end");
 }
 
+/* --loop N: short connections until the release file exists. */
+static int client_loop(struct rdma_event_channel *ch)
+{
+	unsigned int i, ok = 0, setup_failed = 0, faults = 0;
+	struct conn c;
+	int rc;
+
+	opt.iters = 4;
+	for (i = 0; i < opt.loop; i++) {
+		if (opt.release_file && !access(opt.release_file, F_OK))
+			break;
+		conn_reset(&c, ch);
+		if (client_setup(&c)) {
+			setup_failed++;
+			destroy_objects(&c);
+			usleep(50000);
+			continue;
+		}
+		rc = client_run(&c);
+		if (rc == 1)
+			return 1;
+		if (rc)
+			faults++;
+		else
+			ok++;
+	}
+	printf("LOOP connections=%u ok=%u faults=%u setup_failed=%u\n", i, ok,
+	       faults, setup_failed);
+	return ok ? 0 : 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Server                                                             */
+
+/* Server --failnth: the allocation failed in this connection's setup. */
+static int srv_failnth, srv_failnth_fd = -1;
+static bool srv_injected;
+
+static void srv_failnth_end(void)
+{
+	if (srv_failnth_fd < 0)
+		return;
+	srv_injected = failnth_disarm(srv_failnth_fd);
+	srv_failnth_fd = -1;
+}
 
 static int server_conn(struct conn *c, struct rdma_cm_id *cid)
 {
@@ -1172,10 +1278,13 @@ static int server_conn(struct conn *c, struct rdma_cm_id *cid)
 		.private_data = &si, .private_data_len = sizeof(si),
 	};
 	double next_report = now_s() + 1;
-	int n;
+	int n, rv;
 
 	c->id = cid;
+	if (srv_failnth)
+		srv_failnth_fd = failnth_arm(srv_failnth);
 	if (make_objects(c)) {
+		srv_failnth_end();
 		printf("SETUP FAIL side=server step=%s errno=%s\n", setup_step,
 		       ename(setup_err));
 		rdma_reject(cid, NULL, 0);
@@ -1186,12 +1295,15 @@ static int server_conn(struct conn *c, struct rdma_cm_id *cid)
 	si.addr = (uintptr_t)c->tgt;
 	si.len = (uint64_t)opt.depth * opt.size;
 	if (rdma_accept(cid, &cp)) {
+		srv_failnth_end();
 		printf("SETUP FAIL side=server step=rdma_accept errno=%s\n",
 		       ename(errno));
 		destroy_objects(c);
 		return 5;
 	}
-	if (wait_cm(c, RDMA_CM_EVENT_ESTABLISHED, NULL, "ESTABLISHED")) {
+	rv = wait_cm(c, RDMA_CM_EVENT_ESTABLISHED, NULL, "ESTABLISHED");
+	srv_failnth_end();
+	if (rv) {
 		printf("SETUP FAIL side=server step=%s errno=%s\n", setup_step,
 		       ename(setup_err));
 		note_fault(c, "%s", setup_step);
@@ -1244,7 +1356,9 @@ static int server_main(struct rdma_event_channel *ch)
 	if (rdma_listen(lid, 4))
 		fail("rdma_listen: %s", strerror(errno));
 	printf("LISTENING %s:%s\n", opt.addr, opt.port);
-	while (served < opt.conns) {
+	if (opt.failnth)
+		opt.tolerate_setup = true;
+	while (opt.failnth || served < opt.conns) {
 		deadline = now_s() + opt.tmo * 3;
 		while (rdma_get_cm_event(ch, &ev)) {
 			if (now_s() > deadline)
@@ -1273,8 +1387,23 @@ static int server_main(struct rdma_event_channel *ch)
 		cid = ev->id;
 		rdma_ack_cm_event(ev);
 		conn_reset(&c, ch);
+		if (opt.failnth)
+			srv_failnth++;
+		srv_injected = false;
 		rc = server_conn(&c, cid);
 		served++;
+		if (opt.failnth) {
+			if (!srv_injected) {
+				printf("FAILNTH covered=%d\n", srv_failnth - 1);
+				if (rc == 1)
+					return 1;
+				break;
+			}
+			printf("FAILNTH n=%d rc=%d\n", srv_failnth, rc);
+			if (rc == 1)
+				return 1;
+			continue;
+		}
 		if (rc == 5 && opt.tolerate_setup) {
 			served--;
 			continue;
@@ -1310,7 +1439,11 @@ static void usage(int rc)
 	       "  --fill-limits    client: fill the device's CQ, MR, QP tables under load\n"
 	       "  --limits-hold S  how long the tables stay full at most (default 1)\n"
 	       "  --release-file F  ... or until file F exists\n"
-	       "  --failnth        client: fail-nth loop over the connection setup\n"
+	       "  --failnth        client: fail-nth loop over the connection setup;\n"
+	       "                   server: fail allocation k of connection k's setup\n"
+	       "                   (k = 1, 2, ...) until one needs fewer, then end\n"
+	       "  --loop N         client: up to N short connections (4 iterations each),\n"
+	       "                   retrying failed setups, until --release-file exists\n"
 	       "Exit: 0 ok, 3 fault handled, 4 device removed, 5 setup failed,\n"
 	       "1 a check failed, 2 usage.\n", MAX_DEPTH);
 	exit(rc);
@@ -1337,7 +1470,7 @@ static unsigned long num(const char *s)
 int main(int argc, char **argv)
 {
 	enum { O_STALL = 256, O_TOL, O_OVF, O_MEMLOCK, O_LIMITS, O_HOLD,
-	       O_FAILNTH, O_REL };
+	       O_FAILNTH, O_REL, O_LOOP };
 	static const struct option lo[] = {
 		{ "stall-ok", no_argument, NULL, O_STALL },
 		{ "tolerate-setup", no_argument, NULL, O_TOL },
@@ -1346,6 +1479,7 @@ int main(int argc, char **argv)
 		{ "fill-limits", no_argument, NULL, O_LIMITS },
 		{ "limits-hold", required_argument, NULL, O_HOLD },
 		{ "release-file", required_argument, NULL, O_REL },
+		{ "loop", required_argument, NULL, O_LOOP },
 		{ "failnth", no_argument, NULL, O_FAILNTH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1381,6 +1515,7 @@ int main(int argc, char **argv)
 		case O_HOLD: opt.limits_hold = strtod(optarg, NULL); break;
 		case O_FAILNTH: opt.failnth = true; break;
 		case O_REL: opt.release_file = optarg; break;
+		case O_LOOP: opt.loop = num(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -1400,6 +1535,8 @@ int main(int argc, char **argv)
 		return server_main(ch);
 	if (opt.failnth)
 		return client_failnth(ch);
+	if (opt.loop)
+		return client_loop(ch);
 	conn_reset(&c, ch);
 	if (client_setup(&c)) {
 		printf("SETUP FAIL side=client step=\"%s\" errno=%s\n",
