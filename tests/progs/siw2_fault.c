@@ -1214,6 +1214,7 @@ static int client_failnth(struct rdma_event_channel *ch)
 				     setup_step, strerror(setup_err));
 			printf("FAILNTH covered=%d injected=%d setup_failed=%d\n",
 			       n - 1, injected, failed);
+			opt.iters = 4;
 			return client_run(&c);
 		}
 		injected++;
