@@ -35,7 +35,11 @@
 # After each: siw2's debugfs counts back to 0, "rdma resource show" empty,
 # and a fresh checked transfer (the device is usable).  The harness fails
 # the case on any KASAN, lockdep, kmemleak or other kernel report.
-# Wall time on the debug kernel: see the last log line (measured: TODO).
+# Wall time on the debug kernel: not yet measured end to end.  The first
+# run's setup-client phase took 141 s in the guest (183 allocations
+# covered: 71 setups failed with ENOMEM, ENOBUFS, ENFILE or an ADDR_ERROR
+# event, 112 absorbed the failure, every one torn down cleanly); that run
+# then failed on warn_alloc's stack dumps, hence the vetting above.
 # timeout: 600
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
