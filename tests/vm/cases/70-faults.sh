@@ -44,9 +44,10 @@
 #               request flushed (the close bounded by mpa_timeout_ms, 2 s
 #               here), both end "fault", their objects destroyed.
 #  link-delete  "rdma link delete s2b" under load (about 1 s): the client
-#               gets DEVICE_REMOVAL (and DEVICE_FATAL, or EIO from a post
-#               whose WRs went into the ring but whose wakeup failed: the
-#               provider then returns bad_wr NULL) and ends "removed"
+#               gets DEVICE_REMOVAL (and DEVICE_FATAL; a post whose WRs
+#               went into the ring but whose wakeup failed succeeds, the
+#               WRs complete flushed: post-bad-wr-null in siw2_fault) and
+#               ends "removed"
 #               (exit 4, its CQ no longer polled), the server ends "fault"
 #               (DISCONNECTED -104) with everything flushed; s2b is added
 #               again.
