@@ -198,12 +198,13 @@ while :; do
 	ip -n "${u[0]}" link set "${u[1]}" down || fail "${u[1]} down"
 	in_ns "${kn[0]}" ip link set "${kn[1]}" down || fail "${kn[1]} down"
 	[[ $(cat "$P/read_v2") == Y ]] && echo 0 >"$P/read_v2" || echo 1 >"$P/read_v2"
+	td=$(uptime_s)
 	sleep "$DOWN"
 	ip -n "${u[0]}" link set "${u[1]}" up || fail "${u[1]} up"
 	in_ns "${kn[0]}" ip link set "${kn[1]}" up || fail "${kn[1]} up"
 	t2=$(uptime_s)
 	echo "$t1 $t2" >>"$R/flaps"
-	log "flap $((k + 1)): ${u[1]} and ${kn[1]} down $t1 .. $t2, read_v2 now $(cat "$P/read_v2")"
+	log "flap $((k + 1)): ${u[1]} and ${kn[1]} down $t1 .. $t2 (the downs took $(awk -v a="$t1" -v b="$td" 'BEGIN { printf "%.1f", b - a }') s), read_v2 now $(cat "$P/read_v2")"
 	k=$((k + 1))
 done
 NFLAPS=$k
@@ -252,7 +253,7 @@ rec=$(field reconnects "$csum") lost=$(field losses "$csum")
 # Connections are lost only around flaps: from the link going down to
 # 15 s after it came back.
 late=$(awk 'NR == FNR { d[NR] = $1; u[NR] = $2; n = NR; next }
-	/^SOAK LOST / { t = $5; sub("t=", "", t); ok = 0
+	/^SOAK LOST / { t = $5; sub("t=", "", t); t += 0; ok = 0
 		for (i = 1; i <= n; i++) if (t >= d[i] && t <= u[i] + 15) ok = 1
 		if (!ok) print }' "$R/flaps" "$R/client.out")
 [[ -z $late ]] || bad+=("connections lost outside the flaps: $late")
