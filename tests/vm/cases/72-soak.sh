@@ -187,8 +187,9 @@ pids+=("$kl")
 k=0
 while :; do
 	at=$(awk -v a="$T0" -v k="$((k + 1))" -v f="$FLAP" 'BEGIN { printf "%.1f", a + k * f }')
-	# No flap in the last DOWN + 15 s: the run ends with a clean close.
-	(( $(awk -v at="$at" -v d="$DOWN" -v e="$END" 'BEGIN { print (at + d + 15 <= e) }') )) || break
+	# No flap in the last DOWN + 25 s (the downs and ups themselves take
+	# seconds under TCG): every slot is back before the clean close.
+	(( $(awk -v at="$at" -v d="$DOWN" -v e="$END" 'BEGIN { print (at + d + 25 <= e) }') )) || break
 	while (( $(awk -v at="$at" -v n="$(uptime_s)" 'BEGIN { print (n < at) }') )); do
 		sleep 0.2
 	done
