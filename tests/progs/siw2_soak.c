@@ -3,7 +3,7 @@
  * siw2_soak: long mixed traffic over many rdma_cm connections, every
  * payload checked end to end, connections lost to link flaps rebuilt.
  *
- *   siw2_soak -s -a ADDR [-a ADDR ...] [-p PORT] [-T SECS]          server
+ *   siw2_soak -s -a ADDR [-a ADDR ...] [-p PORT] [-T SECS] [-X]     server
  *   siw2_soak -a ADDR [-a ADDR ...] [-p PORT] -D SECS [-q QPS] [-d DEPTH]
  *             [-S SEED]                                             client
  *
@@ -50,7 +50,10 @@
  *       msgs_acked=.. in_doubt=.. reconnects=.. losses=.. corrupt=..
  *       unaccounted=.. bad=..
  * The server runs until SIGTERM/SIGINT (or -T SECS), then closes what is
- * left and prints its SUMMARY. Exit 0 only if nothing was corrupt, every
+ * left and prints its SUMMARY. Server option -X (proof only): at each
+ * connection's 10th message it flips a bit of that message, clears its
+ * pattern area and changes the counter, as a broken data path would; both
+ * sides must then report corruption and fail. Exit 0 only if nothing was corrupt, every
  * posted work request completed, and no error other than a lost
  * connection occurred ("bad" counts those, each printed as SOAK BAD).
  *
@@ -62,6 +65,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,6 +153,7 @@ static struct {
 	int qps;
 	int depth;
 	uint64_t seed;
+	bool proof;
 } opt = { .port = "7720", .qps = 8, .depth = 12, .seed = 1 };
 
 static const char *side = "?";
@@ -652,6 +657,22 @@ static void s_message(struct sconn *c, const struct wc *w)
 	uint32_t ok = 1;
 	uint64_t imm;
 
+	if (opt.proof && seq == 10) {
+		/*
+		 * Proof only: damage this message, the pattern area and the
+		 * counter as a broken data path would; the checks must see it.
+		 */
+		uint8_t *m = w->opcode == IBV_WC_RECV ? p :
+			     c->win + W_IMMR + (seq % NIMMR) * REG_LEN;
+		uint32_t len = w->len;
+
+		if (w->opcode != IBV_WC_RECV)
+			memcpy(&len, m + offsetof(struct soak_hdr, len), 4);
+		/* The last payload octet, or the header's gen field. */
+		m[len > sizeof(h) && len <= REG_LEN ? len - 1 : 8] ^= 0x20;
+		memset(c->win + W_PAT, 0, PAT_LEN);
+		c->win[W_ATOM] ^= 1;
+	}
 	if (w->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
 		/* The immediate names the message; its region holds it. */
 		imm = w->imm_rc ? (uint64_t)w->imm32 << 32 : w->imm64;
@@ -1944,7 +1965,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int c;
 
-	while ((c = getopt(argc, argv, "sa:p:D:T:q:d:S:")) != -1) {
+	while ((c = getopt(argc, argv, "sa:p:D:T:q:d:S:X")) != -1) {
 		switch (c) {
 		case 's': opt.server = true; break;
 		case 'a':
@@ -1958,6 +1979,7 @@ int main(int argc, char **argv)
 		case 'q': opt.qps = atoi(optarg); break;
 		case 'd': opt.depth = atoi(optarg); break;
 		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 'X': opt.proof = true; break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_soak.c\n");
 			return 2;

@@ -29,6 +29,8 @@
 #          tcp_retries2=2 in every namespace makes TCP give up within the
 #          outage: the connections with data in flight die, their work
 #          requests flush, and siw2_soak connects again.
+# Proof first: a 5 s run against a server that damages data (-X) must
+# make both sides report corruption and fail.
 # Checked: siw2_soak on both sides exits 0 (no corruption, every posted
 # work request completed ok or in error, no error but lost connections),
 # the client lost connections only around flaps ("SOAK LOST" times) and
@@ -117,8 +119,30 @@ done
 # (see case 64): resolve the kernel side's neighbour first.
 timeout 5 bash -c ": 2>/dev/null >/dev/tcp/198.18.73.1/9" 2>/dev/null
 
-# ----------------------------------------------------------------- user
+# ---------------------------------------------------------------- proof
+# The checks see damage: a server with -X (proof only) flips a bit of a
+# message, clears its pattern area and changes the counter; both sides
+# must report it and fail.
 log "topology ready"
+ip netns exec pa timeout 60 "$SOAK" -s -X -a 198.18.72.1 -p 7721 >"$R/proof.srv" 2>&1 &
+psrv=$!
+pids+=("$psrv")
+wait_until 20 grep -q '^SOAK READY' "$R/proof.srv" || { cat "$R/proof.srv"; fail "proof server not ready"; }
+ip netns exec pb timeout 60 "$SOAK" -a 198.18.72.1 -p 7721 -D 5 -q 1 >"$R/proof.cli" 2>&1
+prc=$?
+kill -TERM "$psrv"
+wait "$psrv"
+psrc=$?
+pids=()
+for re in 'the server found it damaged' 'Read data differs' 'atomic returned another'; do
+	grep -q "^SOAK CORRUPT side=client .*$re" "$R/proof.cli" ||
+		{ tail -n 5 "$R/proof.cli"; fail "proof: the client did not report '$re'"; }
+done
+grep -q '^SOAK CORRUPT side=server ' "$R/proof.srv" || { tail -n 5 "$R/proof.srv"; fail "proof: the server reported no corruption"; }
+(( prc == 1 && psrc == 1 )) || fail "proof: client rc $prc, server rc $psrc (want 1 and 1)"
+log "proof: damage reported ($(grep -c '^SOAK CORRUPT' "$R/proof.cli") client, $(grep -c '^SOAK CORRUPT' "$R/proof.srv") server lines), both failed"
+
+# ----------------------------------------------------------------- user
 T0=$(uptime_s)
 END=$(awk -v a="$T0" -v s="$SECS" 'BEGIN { printf "%d", a + s }')
 ip netns exec pa timeout $((SECS + 200)) "$SOAK" -s -a 198.18.72.1 -a fd00:72::1 \
