@@ -202,7 +202,9 @@ static void corrupt(const char *fmt, ...)
 {
 	va_list ap;
 
-	st.corrupt++;
+	/* The first ones say enough. */
+	if (++st.corrupt > 50)
+		return;
 	printf("SOAK CORRUPT side=%s t=%.3f ", side, now_s());
 	va_start(ap, fmt);
 	vprintf(fmt, ap);

@@ -29,8 +29,8 @@
 #          tcp_retries2=2 in every namespace makes TCP give up within the
 #          outage: the connections with data in flight die, their work
 #          requests flush, and siw2_soak connects again.
-# Proof first: a 5 s run against a server that damages data (-X) must
-# make both sides report corruption and fail.
+# Proof, beside the soak's first seconds: a 5 s run against a server that
+# damages data (-X) must make both sides report corruption and fail.
 # Checked: siw2_soak on both sides exits 0 (no corruption, every posted
 # work request completed ok or in error, no error but lost connections),
 # the client lost connections only around flaps ("SOAK LOST" times) and
@@ -122,27 +122,30 @@ timeout 5 bash -c ": 2>/dev/null >/dev/tcp/198.18.73.1/9" 2>/dev/null
 # ---------------------------------------------------------------- proof
 # The checks see damage: a server with -X (proof only) flips a bit of a
 # message, clears its pattern area and changes the counter; both sides
-# must report it and fail.
-log "topology ready"
-ip netns exec pa timeout 60 "$SOAK" -s -X -a 198.18.72.1 -p 7721 >"$R/proof.srv" 2>&1 &
-psrv=$!
-pids+=("$psrv")
-wait_until 20 grep -q '^SOAK READY' "$R/proof.srv" || { cat "$R/proof.srv"; fail "proof server not ready"; }
-ip netns exec pb timeout 60 "$SOAK" -a 198.18.72.1 -p 7721 -D 5 -q 1 >"$R/proof.cli" 2>&1
-prc=$?
-kill -TERM "$psrv"
-wait "$psrv"
-psrc=$?
-pids=()
-for re in 'the server found it damaged' 'Read data differs' 'atomic returned another'; do
-	grep -q "^SOAK CORRUPT side=client .*$re" "$R/proof.cli" ||
-		{ tail -n 5 "$R/proof.cli"; fail "proof: the client did not report '$re'"; }
-done
-grep -q '^SOAK CORRUPT side=server ' "$R/proof.srv" || { tail -n 5 "$R/proof.srv"; fail "proof: the server reported no corruption"; }
-(( prc == 1 && psrc == 1 )) || fail "proof: client rc $prc, server rc $psrc (want 1 and 1)"
-log "proof: damage reported ($(grep -c '^SOAK CORRUPT' "$R/proof.cli") client, $(grep -c '^SOAK CORRUPT' "$R/proof.srv") server lines), both failed"
+# must report it and fail. It runs beside the soak's first seconds;
+# proof.rc gets "CLIENT_RC SERVER_RC".
+proof() {
+	local ps prc
+	ip netns exec pa timeout 60 "$SOAK" -s -X -a 198.18.72.1 -p 7721 >"$R/proof.srv" 2>&1 &
+	ps=$!
+	if ! wait_until 20 grep -q '^SOAK READY' "$R/proof.srv"; then
+		kill "$ps"
+		wait "$ps"
+		echo "- -" >"$R/proof.rc"
+		return
+	fi
+	ip netns exec pb timeout 60 "$SOAK" -a 198.18.72.1 -p 7721 -D 5 -q 1 >"$R/proof.cli" 2>&1
+	prc=$?
+	kill -TERM "$ps"
+	wait "$ps"
+	echo "$prc $?" >"$R/proof.rc"
+}
 
 # ----------------------------------------------------------------- user
+log "topology ready"
+proof &
+prf=$!
+pids+=("$prf")
 T0=$(uptime_s)
 END=$(awk -v a="$T0" -v s="$SECS" 'BEGIN { printf "%d", a + s }')
 ip netns exec pa timeout $((SECS + 200)) "$SOAK" -s -a 198.18.72.1 -a fd00:72::1 \
@@ -194,7 +197,8 @@ kiter() {
 }
 kloop() {
 	local i=0
-	while (( $(awk -v e="$END" -v n="$(uptime_s)" 'BEGIN { print (n < e - 5) }') )); do
+	# The last iteration ends about when the user traffic does.
+	while (( $(awk -v e="$END" -v n="$(uptime_s)" 'BEGIN { print (n < e - 12) }') )); do
 		kiter "$i"
 		i=$((i + 1))
 	done
@@ -243,7 +247,17 @@ wait "$kl"
 kill -TERM "$srv" 2>/dev/null
 wait "$srv"
 src=$?
+wait "$prf"
 pids=()
+read -r prc psrc <"$R/proof.rc"
+for re in 'the server found it damaged' 'Read data differs' 'atomic returned another'; do
+	grep -q "^SOAK CORRUPT side=client .*$re" "$R/proof.cli" ||
+		bad+=("proof: the client did not report '$re'")
+done
+grep -q '^SOAK CORRUPT side=server ' "$R/proof.srv" ||
+	bad+=("proof: the server reported no corruption")
+[[ $prc == 1 && $psrc == 1 ]] || bad+=("proof: client rc $prc, server rc $psrc (want 1 and 1)")
+log "proof: $(grep -c '^SOAK CORRUPT' "$R/proof.cli") client and $(grep -c '^SOAK CORRUPT' "$R/proof.srv") server corruption lines, rc $prc and $psrc"
 grep -E '^SOAK (OPS|STATUS|SUMMARY)' "$R/client.out" | sed 's/^/client: /'
 grep -E '^SOAK (OPS|STATUS|SUMMARY)' "$R/server.out" | sed 's/^/server: /'
 (( crc == 0 )) || bad+=("siw2_soak client rc $crc")
