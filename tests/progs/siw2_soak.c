@@ -1969,19 +1969,33 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "sa:p:D:T:q:d:S:X")) != -1) {
 		switch (c) {
-		case 's': opt.server = true; break;
+		case 's':
+			opt.server = true;
+			break;
 		case 'a':
 			if (opt.naddr == MAX_ADDRS)
 				fail("at most %d addresses", MAX_ADDRS);
 			opt.addr[opt.naddr++] = optarg;
 			break;
-		case 'p': opt.port = optarg; break;
+		case 'p':
+			opt.port = optarg;
+			break;
 		case 'D':
-		case 'T': opt.secs = atof(optarg); break;
-		case 'q': opt.qps = atoi(optarg); break;
-		case 'd': opt.depth = atoi(optarg); break;
-		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
-		case 'X': opt.proof = true; break;
+		case 'T':
+			opt.secs = atof(optarg);
+			break;
+		case 'q':
+			opt.qps = atoi(optarg);
+			break;
+		case 'd':
+			opt.depth = atoi(optarg);
+			break;
+		case 'S':
+			opt.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'X':
+			opt.proof = true;
+			break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_soak.c\n");
 			return 2;
