@@ -49,13 +49,18 @@
  *   SOAK SUMMARY side=client ops=.. ok=.. err=.. verified_bytes=..
  *       msgs_acked=.. in_doubt=.. reconnects=.. losses=.. corrupt=..
  *       unaccounted=.. bad=..
+ *   SOAK STATUS <completion status>=count ...
  * The server runs until SIGTERM/SIGINT (or -T SECS), then closes what is
- * left and prints its SUMMARY. Server option -X (proof only): at each
- * connection's 10th message it flips a bit of that message, clears its
- * pattern area and changes the counter, as a broken data path would; both
- * sides must then report corruption and fail. Exit 0 only if nothing was corrupt, every
- * posted work request completed, and no error other than a lost
- * connection occurred ("bad" counts those, each printed as SOAK BAD).
+ * left and prints the same. Exit 0 only if nothing was corrupt
+ * ("SOAK CORRUPT" lines, the first 50), every posted work request
+ * completed (ok or in error: "unaccounted" counts the difference), and no
+ * error other than a lost connection occurred ("bad" counts those, each
+ * printed as "SOAK BAD").
+ *
+ * Server option -X (proof only): at each connection's 10th message it
+ * flips a bit of that message, clears its pattern area and changes the
+ * counter, as a broken data path would; both sides must then report
+ * corruption and fail.
  *
  * Needs the siw2 provider this program links, with rings (the siw2dv
  * builders): RDMAV_DRIVERS=<tree>/userspace-provider/build/libsiw2.
