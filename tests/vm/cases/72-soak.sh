@@ -29,7 +29,7 @@
 #          tcp_retries2=2 in every namespace makes TCP give up within the
 #          outage: the connections with data in flight die, their work
 #          requests flush, and siw2_soak connects again.
-# Proof, beside the soak's first seconds: a 5 s run against a server that
+# Proof, beside the soak's first seconds: a 10 s run against a server that
 # damages data (-X) must make both sides report corruption and fail.
 # Checked: siw2_soak on both sides exits 0 (no corruption, every posted
 # work request completed ok or in error, no error but lost connections),
@@ -127,7 +127,7 @@ timeout 5 bash -c ": 2>/dev/null >/dev/tcp/198.18.73.1/9" 2>/dev/null
 # proof.rc gets "CLIENT_RC SERVER_RC".
 proof() {
 	local ps prc
-	ip netns exec pa timeout 60 "$SOAK" -s -X -a 198.18.72.1 -p 7721 >"$R/proof.srv" 2>&1 &
+	ip netns exec pa timeout 150 "$SOAK" -s -X -a 198.18.72.1 -p 7721 >"$R/proof.srv" 2>&1 &
 	ps=$!
 	if ! wait_until 20 grep -q '^SOAK READY' "$R/proof.srv"; then
 		kill "$ps"
@@ -135,7 +135,9 @@ proof() {
 		echo "- -" >"$R/proof.rc"
 		return
 	fi
-	ip netns exec pb timeout 60 "$SOAK" -a 198.18.72.1 -p 7721 -D 5 -q 1 >"$R/proof.cli" 2>&1
+	# Long enough for its 10th message and more on a slow (debug) kernel.
+	ip netns exec pb timeout 120 "$SOAK" -a 198.18.72.1 -p 7721 \
+		-D $((10 * SIW2_TIMEOUT_SCALE)) -q 1 >"$R/proof.cli" 2>&1
 	prc=$?
 	kill -TERM "$ps"
 	wait "$ps"
