@@ -20,6 +20,10 @@
 #                   lockdep, kmemleak, ...; tools/debug-kernel.sh; root)
 #   make check-debug  the suite with its VM cases on that kernel
 #                   (tools/check-debug.sh; not part of make check)
+#   make soak       only the soak VM case (tests/vm/cases/72-soak.sh) for
+#                   SOAK_SECS seconds of traffic (default 1800; make check
+#                   runs it for 120): mixed user and kernel traffic with
+#                   link flaps, checked end to end
 #   make check-fresh  make demo, then make check, each once, in a clean
 #                   Debian 12 root (debootstrap + chroot; needs root; not
 #                   part of make check; tools/check-fresh.sh)
@@ -42,7 +46,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug
+.PHONY: all module ktest provider progs pmlog peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak
 
 all: module ktest provider progs pmlog
 
@@ -109,6 +113,16 @@ check: deps
 demo: deps
 	$(MAKE) all
 	tools/demo.sh
+
+# The case reads its duration from the guest's kernel command line; its
+# 300 s budget ("# timeout:") is scaled to cover the run (times any scale
+# already set, e.g. the debug kernel's).
+SOAK_SECS ?= 1800
+soak: deps
+	$(MAKE) all
+	SIW2_VM_APPEND="$(strip $(SIW2_VM_APPEND) siw2_soak_secs=$(SOAK_SECS))" \
+	SIW2_VM_TIMEOUT_SCALE=$$(( ($(SOAK_SECS) + 180 + 299) / 300 * $${SIW2_VM_TIMEOUT_SCALE:-1} )) \
+		tests/vm/run.sh tests/vm/cases/72-soak.sh
 
 # The README's two commands on a clean Debian 12 root (root needed).
 check-fresh:
