@@ -657,11 +657,17 @@ class Stats:
     def __init__(self):
         self.conns = self.cases = self.fpdus = self.fails = self.terms = 0
         self.ends = {}
+        self.t0 = time.monotonic()
 
-    def line(self, mode, seed):
+    def finish(self, mode, seed):
+        """Print the run's summary line; the exit status."""
         ends = " ".join("%s=%d" % kv for kv in sorted(self.ends.items()))
-        return "FUZZ %s seed=%s conns=%d cases=%d fpdus=%d fail=%d terms=%d %s" % (
-            mode, seed, self.conns, self.cases, self.fpdus, self.fails, self.terms, ends)
+        secs = time.monotonic() - self.t0
+        print("FUZZ %s seed=%s conns=%d cases=%d fpdus=%d fail=%d terms=%d %s "
+              "secs=%.0f cases/s=%.1f" % (
+                  mode, seed, self.conns, self.cases, self.fpdus, self.fails, self.terms,
+                  ends, secs, self.cases / max(secs, 1e-3)), flush=True)
+        return 1 if self.fails else 0
 
 
 def fpdu_conn(a, k, tgt, lsock, st, verdicts=None, budget=None):
@@ -709,7 +715,10 @@ def fpdu_conn(a, k, tgt, lsock, st, verdicts=None, budget=None):
         print(desc, flush=True)
 
 
-def cmd_fpdu(a):
+def start_run(a):
+    """Listen first (role resp: the target connects to us), then wait for
+    the target's READY line.  Returns (Target, listening socket or None),
+    or (None, None) when the target never got ready."""
     tgt = Target(a.target_out)
     lsock = None
     if a.role == "resp":
@@ -720,10 +729,16 @@ def cmd_fpdu(a):
         print("LISTENING %s:%d" % a.addr, flush=True)
     if tgt.wait(lambda ln: ln.startswith(("READY", "FAIL")), TARGET_WAIT) is None:
         print("FAIL the target is not READY", flush=True)
+        return None, None
+    return tgt, lsock
+
+
+def cmd_fpdu(a):
+    tgt, lsock = start_run(a)
+    if tgt is None:
         return 1
     st = Stats()
     verdicts = Verdicts(tgt, st, a.seed)
-    t0 = time.monotonic()
     k = a.first
     while not (a.conns and st.conns >= a.conns or a.cases and st.cases >= a.cases):
         if STOP[0]:
@@ -736,10 +751,7 @@ def cmd_fpdu(a):
         fpdu_conn(a, k, tgt, lsock, st, verdicts)
         k += 1
     verdicts.finish()
-    secs = time.monotonic() - t0
-    print(st.line("fpdu", a.seed) + " secs=%.0f cases/s=%.1f" % (secs, st.cases / max(secs, 1e-3)),
-          flush=True)
-    return 1 if st.fails else 0
+    return st.finish("fpdu", a.seed)
 
 
 # --------------------------------------------------------------------------
@@ -998,19 +1010,10 @@ def hs_resp_outcome(sock, p2p):
 
 
 def cmd_handshake(a):
-    tgt = Target(a.target_out)
-    lsock = None
-    if a.role == "resp":
-        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        lsock.bind(a.addr)
-        lsock.listen(8)
-        print("LISTENING %s:%d" % a.addr, flush=True)
-    if tgt.wait(lambda ln: ln.startswith(("READY", "FAIL")), TARGET_WAIT) is None:
-        print("FAIL the target is not READY", flush=True)
+    tgt, lsock = start_run(a)
+    if tgt is None:
         return 1
     st = Stats()
-    t0 = time.monotonic()
     last = a.first + (1 if a.only is not None else a.cases)
     for k in range(a.first, last):
         if STOP[0]:
@@ -1036,10 +1039,7 @@ def cmd_handshake(a):
                     (kv.get("state") != "ERR" or kv.get("unflushed") != "0"):
                 st.fails += 1
                 print("FAIL target: " + line, flush=True)
-    secs = time.monotonic() - t0
-    print(st.line("handshake", a.seed) + " secs=%.0f cases/s=%.1f" % (
-        secs, st.cases / max(secs, 1e-3)), flush=True)
-    return 1 if st.fails else 0
+    return st.finish("handshake", a.seed)
 
 
 # --------------------------------------------------------------------------
