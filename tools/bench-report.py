@@ -46,6 +46,7 @@ class Cell:
 
     def __init__(self):
         self.values = []
+        self.cpu = []        # guest CPU seconds per GiB carried (bw runs)
         self.failed = []     # (status, note)
 
     @property
@@ -77,9 +78,24 @@ def load(path):
             c = cells.setdefault(key, Cell())
             if r["status"] == "ok" and r["value"]:
                 c.values.append(float(r["value"]))
+                for kv in (r.get("extra") or "").split(","):
+                    if kv.startswith("cpu="):
+                        c.cpu.append(float(kv[4:]))
             else:
                 c.failed.append((r["status"], r.get("note") or ""))
     return cells, rows
+
+
+def variant(test):
+    """("ib_write_bw", "q", 4) for "ib_write_bw-q4", None for a plain test."""
+    tool, _, v = test.partition("-")
+    if v[:1] in ("q", "p", "P") and v[1:].isdigit():
+        return tool, v[0], int(v[1:])
+    return None
+
+
+def median_or_none(v):
+    return statistics.median(v) if v else None
 
 
 def ratio(a, b):
@@ -118,6 +134,73 @@ def ab_section(L, variants, cell, rows):
         L.append(f"| {test} | {size_label(size)} | " +
                  " | ".join(c.text() for c in cs) + " | " +
                  " | ".join(ratio(c.median, cs[0].median) for c in cs[1:]) + " |")
+    L.append("")
+
+
+def mqp_configs(rows):
+    """The many-QP configurations run: [(tool, kind, n, size)], sorted."""
+    out = set()
+    for r in rows:
+        v = variant(r["test"])
+        if v and v[1] in ("q", "p") and r["size"].isdigit():
+            out.add((v[0], v[1], v[2], int(r["size"])))
+    return sorted(out, key=lambda c: (c[0], c[3], c[1], c[2]))
+
+
+def tcp_streams(cell, n):
+    return cell("tcp", "iperf3" if n == 1 else f"iperf3-P{n}", "stream")
+
+
+def mqp_section(L, cell, rows, tcp_bw):
+    cfgs = mqp_configs(rows)
+    if not cfgs:
+        return
+    L.append("## Many QPs: aggregate bandwidth, Gbit/s (higher is better)")
+    L.append("")
+    L.append("`-qN`: one perftest process pair with N QPs (`-q N`); `-pN`: N process "
+             "pairs at once, their sum. TCP: iperf3 with as many streams (`-P N`). "
+             "x1: the same driver's one-QP figure of the first table, for how the "
+             "aggregate grows.")
+    L.append("")
+    L.append("| Test | Size | siw2 | siw | rxe | TCP | siw2/siw | siw2/TCP | siw2 x1 | siw x1 |")
+    L.append("|---|---:|---|---|---|---|---:|---:|---:|---:|")
+    for tool, kind, n, size in cfgs:
+        test = f"{tool}-{kind}{n}"
+        c = {d: cell(d, test, size) for d in DRIVERS}
+        m2 = c["siw2"].median
+        tcp = tcp_streams(cell, n) if size >= 65536 else Cell()
+        one = {d: cell(d, tool, size).median for d in ("siw2", "siw")}
+        L.append(f"| {test} | {size_label(size)} | {c['siw2'].text()} | {c['siw'].text()} | "
+                 f"{c['rxe'].text()} | {tcp.text()} | {ratio(m2, c['siw'].median)} | "
+                 f"{ratio(m2, tcp.median)} | {ratio(m2, one['siw2'])} | "
+                 f"{ratio(c['siw'].median, one['siw'])} |")
+    L.append("")
+
+
+def cpu_section(L, cell, rows):
+    keys = sorted({(r["test"], int(r["size"])) for r in rows
+                   if r["test"].startswith("ib_") and r["size"].isdigit() and
+                   "cpu=" in (r.get("extra") or "") and int(r["size"]) >= 65536})
+    if not keys:
+        return
+    L.append("## CPU time per GiB carried, seconds (lower is better)")
+    L.append("")
+    L.append("Guest CPU time (user, system, irq, softirq; both vCPUs) over each client "
+             "run, divided by the octets the client's veth end carried both ways. Both "
+             "ends run in one guest and a veth delivers in the sender's softirq, so "
+             "this is sender and receiver together: neither side's share can be told "
+             "apart on this path. TCP: iperf3 with as many streams.")
+    L.append("")
+    L.append("| Test | Size | siw2 | siw | rxe | TCP | siw2/siw | siw2/TCP |")
+    L.append("|---|---:|---|---|---|---|---:|---:|")
+    for test, size in keys:
+        v = variant(test)
+        n = v[2] if v else 1
+        med = {d: median_or_none(cell(d, test, size).cpu) for d in DRIVERS}
+        tcp = median_or_none(tcp_streams(cell, n).cpu)
+        L.append(f"| {test} | {size_label(size)} | {fmt(med['siw2'])} | {fmt(med['siw'])} | "
+                 f"{fmt(med['rxe'])} | {fmt(tcp)} | {ratio(med['siw2'], med['siw'])} | "
+                 f"{ratio(med['siw2'], tcp)} |")
     L.append("")
 
 
@@ -213,6 +296,8 @@ def main():
                          f"{c['siw2-syscalls'].text()} | {c['siw'].text()} | "
                          f"{ratio(m2, c['siw2-syscalls'].median)} | {ratio(m2, c['siw'].median)} |")
         L.append("")
+    mqp_section(L, cell, rows, tcp_bw)
+    cpu_section(L, cell, rows)
     L.append("## Paths")
     L.append("")
     L.append("| Driver | Path | |")
@@ -269,10 +354,10 @@ def main():
 
     # An A/B run of siw2 builds alone has nothing the plots show.
     if any(r["driver"] in DRIVERS or r["driver"] == "tcp" for r in rows):
-        write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat)
+        write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat, runs=rows)
 
 
-def write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat):
+def write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat, runs):
     pdir = os.path.join(out, "plot")
     os.makedirs(pdir, exist_ok=True)
     colors = {"siw2": "#d62728", "siw": "#1f77b4", "rxe": "#2ca02c", "TCP": "#7f7f7f"}
@@ -359,8 +444,49 @@ def write_plots(out, cell, sizes, lat_size, tcp_bw, tcp_lat):
         xt = ":xtic(1)" if i == 0 else ""
         parts.append(f"{src} using {col}:{col + 1}:{col + 2}{xt} lc rgb '{colors[n]}' title '{n}'")
     gp.append("plot " + ", \\\n     ".join(parts))
+    gp += mqp_plot(out, cell, runs, colors)
     with open(os.path.join(out, "plots.gp"), "w") as f:
         f.write("\n".join(gp) + "\n")
+
+
+def mqp_plot(out, cell, rows, colors):
+    """mqp.png: aggregate bandwidth against the number of QPs (-qN) per
+    driver and message size, TCP against as many iperf3 streams."""
+    cfgs = [c for c in mqp_configs(rows) if c[1] == "q"]
+    if not cfgs:
+        return []
+    gp = ["reset",
+          "set terminal pngcairo size 1000,520 font 'sans,10' noenhanced",
+          "set output 'mqp.png'",
+          "set multiplot layout 1,2 title 'Many QPs: aggregate bandwidth (median, "
+          "bars: min-max)'",
+          "set logscale x 2", "set logscale y", "set grid", "set format y '%g'",
+          "set xlabel 'QPs (TCP: streams)'", "set ylabel 'Gbit/s'", "set key top left"]
+    for size in sorted({c[3] for c in cfgs}):
+        plots = []
+        for tool in sorted({c[0] for c in cfgs if c[3] == size}):
+            ns = [1] + sorted({c[2] for c in cfgs if c[0] == tool and c[3] == size})
+            series = [(d, lambda n, d=d: cell(d, tool if n == 1 else f"{tool}-q{n}", size))
+                      for d in DRIVERS]
+            if size >= 65536:
+                series.append(("TCP", lambda n: tcp_streams(cell, n)))
+            for d, get in series:
+                pts = []
+                for n in ns:
+                    c = get(n)
+                    if c.values and min(c.values) > 0:
+                        pts.append(f"{n} {c.median} {min(c.values)} {max(c.values)}")
+                if not pts:
+                    continue
+                fn = f"plot/mqp-{d}-{tool}-{size}.dat"
+                with open(os.path.join(out, fn), "w") as f:
+                    f.write("# qps median min max (Gbit/s)\n" + "\n".join(pts) + "\n")
+                plots.append(f"'{fn}' using 1:2:3:4 with yerrorlines lw 2 pt 7 "
+                             f"lc rgb '{colors[d]}' title '{d}'")
+        gp.append(f"set title '{size_label(size)} messages'")
+        gp.append("plot " + ", \\\n     ".join(plots) if plots else "plot 1/0 notitle")
+    gp.append("unset multiplot")
+    return gp
 
 
 if __name__ == "__main__":

@@ -30,6 +30,12 @@
 #                   from build/ab/NAME/, see tools/bench-ab.sh)
 #   BENCH_TESTS     perftest programs to run (all six: ib_{write,read,send}_bw
 #                   and ib_{write,read,send}_lat)
+#   BENCH_MQP       many-QP configurations TOOL-qN:SIZE (N QPs, perftest -q)
+#                   and TOOL-pN:SIZE (N processes at once), their value the
+#                   sum; TCP runs iperf3 with as many streams (-P N)
+#                   ("ib_write_bw-q4:65536 ib_write_bw-q16:65536
+#                   ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64";
+#                   quick: "ib_write_bw-q4:65536"; "" for none)
 #   BENCH_ROUNDS    rounds (1): each runs every driver's BENCH_REPEATS
 #                   repeats, so more than one interleaves the drivers
 #   BENCH_MTU       MTU of both veth pairs (1500)
@@ -52,7 +58,9 @@ source "$SIW2_TOP/tests/vm/vm.sh"
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	: "${BENCH_REPEATS:=1}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 65536}" "${BENCH_LAT_ITERS:=300}"
+	: "${BENCH_MQP=ib_write_bw-q4:65536}"
 fi
+: "${BENCH_MQP=ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64}"
 : "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 4096 65536 1048576}"
 : "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls}" "${BENCH_MTU:=1500}"
 : "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}" "${BENCH_ROUNDS:=1}"
@@ -110,6 +118,7 @@ BENCH_MTU=$(printf %q "$BENCH_MTU")
 BENCH_MAX_FAIL=$(printf %q "$BENCH_MAX_FAIL")
 BENCH_TESTS=$(printf %q "$BENCH_TESTS")
 BENCH_ROUNDS=$(printf %q "$BENCH_ROUNDS")
+BENCH_MQP=$(printf %q "$BENCH_MQP")
 EOF
 
 kinfo=$(vm_kernel) || die "no guest kernel"

@@ -16,6 +16,7 @@
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2.h"
+#include "siw2_trace.h"
 
 static atomic_t siw2_cq_ids = ATOMIC_INIT(0);
 
@@ -378,6 +379,8 @@ void siw2_cq_add(struct siw2_cq *cq, const struct ib_wc *wc,
 	unsigned long flags;
 	bool notify = false, full;
 
+	trace_siw2_dp_cqe(cq->id, wc->qp ? wc->qp->qp_num : 0, wc->opcode,
+			  wc->status, wc->byte_len);
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->ring) {
 		notify = siw2_cq_ring_add(cq, wc, x, solicited, &full);

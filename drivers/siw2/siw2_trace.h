@@ -133,7 +133,8 @@ TRACE_EVENT(siw2_dp_atomic,
 /*
  * A received DDP segment placed or taken, its CRC checked (RX end): the
  * RDMAP opcode, L, and for a tagged one the STag and TO the payload went
- * to. Lets a trace show what was placed before what (COMMIT-ORD-1).
+ * to, and whether it ran in the socket's data_ready (softirq) or in the
+ * work item. Lets a trace show what was placed before what (COMMIT-ORD-1).
  */
 TRACE_EVENT(siw2_dp_rx_seg,
 	    TP_PROTO(u32 qpn, u8 opcode, bool last, u32 stag, u64 to, u32 len),
@@ -143,16 +144,61 @@ TRACE_EVENT(siw2_dp_rx_seg,
 			     __field(bool, last)
 			     __field(u32, stag)
 			     __field(u64, to)
-			     __field(u32, len)),
+			     __field(u32, len)
+			     __field(bool, softirq)),
 	    TP_fast_assign(__entry->qpn = qpn;
 			   __entry->opcode = opcode;
 			   __entry->last = last;
 			   __entry->stag = stag;
 			   __entry->to = to;
-			   __entry->len = len;),
-	    TP_printk("qp=%u rx op 0x%x last %u stag 0x%x to 0x%llx len %u",
+			   __entry->len = len;
+			   __entry->softirq = !!in_serving_softirq();),
+	    TP_printk("qp=%u rx op 0x%x last %u stag 0x%x to 0x%llx len %u softirq %u",
 		      __entry->qpn, __entry->opcode, __entry->last,
-		      __entry->stag, __entry->to, __entry->len));
+		      __entry->stag, __entry->to, __entry->len,
+		      __entry->softirq));
+
+/*
+ * An FPDU framed by the TX engine and about to go to TCP: its RDMAP
+ * opcode, MPA length on the wire, and whether a workqueue worker (rather
+ * than the poster's system call or a timer) ran the engine. With
+ * siw2_dp_rx_seg and siw2_dp_cqe it times a message layer by layer
+ * (tools/lat-breakdown.py).
+ */
+TRACE_EVENT(siw2_dp_tx_fpdu,
+	    TP_PROTO(u32 qpn, u8 opcode, u32 len),
+	    TP_ARGS(qpn, opcode, len),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u8, opcode)
+			     __field(u32, len)
+			     __field(bool, worker)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->opcode = opcode;
+			   __entry->len = len;
+			   __entry->worker = !!(current->flags & PF_WQ_WORKER);),
+	    TP_printk("qp=%u tx op 0x%x len %u worker %u",
+		      __entry->qpn, __entry->opcode, __entry->len,
+		      __entry->worker));
+
+/* A completion queued on a CQ (kernel array or user ring). */
+TRACE_EVENT(siw2_dp_cqe,
+	    TP_PROTO(u32 cq_id, u32 qpn, u8 opcode, u8 status, u32 byte_len),
+	    TP_ARGS(cq_id, qpn, opcode, status, byte_len),
+	    TP_STRUCT__entry(__field(u32, cq_id)
+			     __field(u32, qpn)
+			     __field(u8, opcode)
+			     __field(u8, status)
+			     __field(u32, byte_len)
+			     __field(bool, softirq)),
+	    TP_fast_assign(__entry->cq_id = cq_id;
+			   __entry->qpn = qpn;
+			   __entry->opcode = opcode;
+			   __entry->status = status;
+			   __entry->byte_len = byte_len;
+			   __entry->softirq = !!in_serving_softirq();),
+	    TP_printk("cq=%u qp=%u cqe opcode %u status %u len %u softirq %u",
+		      __entry->cq_id, __entry->qpn, __entry->opcode,
+		      __entry->status, __entry->byte_len, __entry->softirq));
 
 /*
  * An RDMA Commit answered by the Responder: @lines is how many CPU cache

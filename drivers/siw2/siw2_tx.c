@@ -956,6 +956,9 @@ static void siw2_tx_build(struct siw2_qp *qp)
 			      tx->fpdu_left);
 	tx->off += seg;
 	tx->fpdus++;
+	trace_siw2_dp_tx_fpdu(qp->base.qp_num,
+			      get_unaligned_be16(tx->hdr + SIW2_MPA_HDR_LEN) &
+			      SIW2_RDMAP_OP_MASK, tx->fpdu_left);
 	/*
 	 * The Response's last FPDU frees its IRD slot before it goes: on a
 	 * local path sendmsg() can deliver it, and the peer can complete the

@@ -8,7 +8,8 @@
 #
 # Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
 #         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
-#         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS.
+#         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS,
+#         BENCH_MQP.
 #         A driver "siw2@NAME" is siw2 built from another tree
 #         (tools/bench-ab.sh): its module and provider are taken from
 #         $SIW2_TOP/build/ab/NAME/.
@@ -51,6 +52,7 @@ mkdir -p "$RAW"
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
 BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3 BENCH_ROUNDS=1
+BENCH_MQP="ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64"
 BENCH_TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
 # shellcheck source=/dev/null
 [[ -f $OUT/bench.conf ]] && source "$OUT/bench.conf"
@@ -198,40 +200,94 @@ dev_bytes() {
 # --- perftest ----------------------------------------------------------
 
 PORT=21000
+
+# cpu_ticks: guest CPU time spent so far in all but idle, iowait and
+# steal (user, nice, system, irq, softirq), in USER_HZ ticks.
+cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+
+# net_bytes NS: rx + tx octets of the client's end of the path (NS "-":
+# the initial-namespace path's $INI_B, else NS's NS-v).
+net_bytes() {
+	local dev=$1-v
+	[[ $1 == - ]] && dev=$INI_B
+	in_ns "$1" cat "/sys/class/net/$dev/statistics/rx_bytes" \
+		"/sys/class/net/$dev/statistics/tx_bytes" | awk '{ n += $1 } END { print n }'
+}
+
+# cpu_per_gib TICKS0 TICKS1 BYTES0 BYTES1: CPU seconds per GiB carried.
+cpu_per_gib() {
+	awk -v t="$(($2 - $1))" -v b="$(($4 - $3))" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { if (b > 0) printf "%.3f", t / hz / (b / 1073741824) }'
+}
+
 # pt_attempt TEST SIZE SRVNS CLINS SRVDEV CLIDEV ADDR BASE: one perftest
-# client/server run on a fresh port, output in $RAW/BASE.{cli,srv}.  Sets
-# A_STATUS (ok, timeout, rcN, nolisten, noresult), A_VALUE, A_EXTRA, A_NOTE.
+# client/server run on fresh ports, output in $RAW/BASE.{cli,srv}[.K].
+# TEST may carry a suffix: TOOL-qN runs TOOL with N QPs (-q N), TOOL-pN
+# runs N server/client pairs at once (the value is their sum).  Sets
+# A_STATUS (ok, timeout, rcN, nolisten, noresult), A_VALUE, A_EXTRA (bw:
+# message rate, then ",cpu=" guest CPU seconds per GiB carried, both ends
+# together: over veth in one guest neither side's share can be told
+# apart), A_NOTE.
 pt_attempt() {
 	local test=$1 size=$2 sns=$3 cns=$4 sdev=$5 cdev=$6 addr=$7 base=$8
-	local tmo crc line f t0=$EPOCHREALTIME t1 t2
-	local -a args
+	local tool=${1%%-*} var='' procs=1 k tmo crc line f t0=$EPOCHREALTIME t1 t2
+	local c0 c1 n0 n1 sum=0 rate=0
+	local -a args fields spids=() cpids=() ports=()
 	A_STATUS=ok A_VALUE='' A_EXTRA='' A_TIMES=''
-	PORT=$((PORT + 1))
-	args=(-R -F -p "$PORT" -s "$size")
-	if [[ $test == *_bw ]]; then
+	[[ $test == *-* ]] && var=${test#*-}
+	args=(-R -F -s "$size")
+	case $var in
+	q*) args+=(-q "${var#q}") ;;
+	p*) procs=${var#p} ;;
+	esac
+	if [[ $tool == *_bw ]]; then
 		args+=(-D "$D" -f 1 --report_gbits)
 		tmo=$((3 * D + 40))
 	else
 		args+=(-n "$BENCH_LAT_ITERS")
 		tmo=60
 	fi
-	bg_start "$sns" "$RAW/$base.srv" $((tmo + 30)) stdbuf -oL "$test" "${args[@]}" -d "$sdev"
+	for ((k = 0; k < procs; k++)); do
+		PORT=$((PORT + 1))
+		ports+=("$PORT")
+		bg_start "$sns" "$RAW/$base.srv${k/#0/}" $((tmo + 30)) stdbuf -oL "$tool" \
+			"${args[@]}" -p "$PORT" -d "$sdev"
+		spids+=("$BG_PID")
+	done
 	# iWARP: the rdma_cm id shows LISTEN before the driver's TCP socket
 	# listens; wait for the socket (in the server's namespace for siw and
 	# siw2).  RoCE (rxe) has no socket: the id is the listener.
-	local listening=(wait_until 20 bench_tcp_listening "$BG_PID" "$PORT")
-	[[ $sns == - ]] && listening=(wait_cm_listen "$PORT" 20)
-	if ! "${listening[@]}"; then
+	for ((k = 0; k < procs; k++)); do
+		if [[ $sns == - ]]; then
+			wait_cm_listen "${ports[k]}" 20 && continue
+		else
+			wait_until 20 bench_tcp_listening "${spids[k]}" "${ports[k]}" && continue
+		fi
 		A_STATUS=nolisten
-		bg_stop
+		kill "${spids[@]}" 2>/dev/null
+		wait "${spids[@]}" 2>/dev/null
+		BG_PID=
 		return
-	fi
+	done
 	t1=$EPOCHREALTIME
-	in_ns "$cns" timeout "$tmo" stdbuf -oL "$test" "${args[@]}" -d "$cdev" "$addr" \
-		>"$RAW/$base.cli" 2>&1
-	crc=$?
+	c0=$(cpu_ticks) n0=$(net_bytes "$cns")
+	for ((k = 0; k < procs; k++)); do
+		in_ns "$cns" timeout "$tmo" stdbuf -oL "$tool" "${args[@]}" -p "${ports[k]}" \
+			-d "$cdev" "$addr" >"$RAW/$base.cli${k/#0/}" 2>&1 &
+		cpids+=($!)
+	done
+	crc=0
+	for k in "${cpids[@]}"; do
+		wait "$k"
+		f=$?
+		(( f != 0 && crc == 0 )) && crc=$f
+	done
+	c1=$(cpu_ticks) n1=$(net_bytes "$cns")
 	t2=$EPOCHREALTIME
-	bg_stop 15
+	for ((k = 0; k < procs; k++)); do
+		BG_PID=${spids[k]}
+		bg_stop 15
+	done
 	A_TIMES="server start $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s, client $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s"
 	if (( crc == 124 )); then
 		A_STATUS=timeout
@@ -239,28 +295,40 @@ pt_attempt() {
 		A_STATUS=rc$crc
 	fi
 	[[ $A_STATUS == ok ]] || return
-	# perftest converts CPU cycles to time with a clock rate it measures at
-	# start; on a busy host that measurement fails ("Correlation
-	# coefficient r^2 < 0.9"), the fallback rate can be far off (bandwidth
-	# 0.000000 was seen), so such a run counts as failed (and is retried).
-	if grep -q 'Correlation coefficient' "$RAW/$base.cli"; then
-		A_STATUS=calibration
-		return
+	for ((k = 0; k < procs; k++)); do
+		f=$RAW/$base.cli${k/#0/}
+		# perftest converts CPU cycles to time with a clock rate it
+		# measures at start; on a busy host that measurement fails
+		# ("Correlation coefficient r^2 < 0.9"), the fallback rate can be
+		# far off (bandwidth 0.000000 was seen), so such a run counts as
+		# failed (and is retried).
+		if grep -q 'Correlation coefficient' "$f"; then
+			A_STATUS=calibration
+			return
+		fi
+		# The result line: first field the size, second the iteration count.
+		line=$(awk -v s="$size" '$1 == s && $2 ~ /^[0-9]+$/ { print; exit }' "$f")
+		if [[ -z $line ]]; then
+			A_STATUS=noresult
+			return
+		fi
+		if [[ $tool == *_bw ]]; then
+			# bytes iters peak average msgrate
+			read -r _ _ _ A_VALUE A_EXTRA _ <<<"$line"
+			sum=$(awk -v a="$sum" -v b="$A_VALUE" 'BEGIN { print a + b }')
+			rate=$(awk -v a="$rate" -v b="$A_EXTRA" 'BEGIN { print a + b }')
+		else
+			# bytes iters t_min t_max t_typical t_avg t_stdev p99 p99.9
+			read -r -a fields <<<"$line"
+			A_VALUE=${fields[4]} A_EXTRA="avg=${fields[5]},p99=${fields[7]}"
+		fi
+	done
+	if [[ $tool == *_bw ]]; then
+		A_VALUE=$sum A_EXTRA=$rate
+		f=$(cpu_per_gib "$c0" "$c1" "$n0" "$n1")
+		[[ -n $f ]] && A_EXTRA+=",cpu=$f"
 	fi
-	# The result line: first field the size, second the iteration count.
-	line=$(awk -v s="$size" '$1 == s && $2 ~ /^[0-9]+$/ { print; exit }' "$RAW/$base.cli")
-	if [[ -z $line ]]; then
-		A_STATUS=noresult
-	elif [[ $test == *_bw ]]; then
-		# bytes iters peak average msgrate
-		read -r _ _ _ A_VALUE A_EXTRA _ <<<"$line"
-	else
-		# bytes iters t_min t_max t_typical t_avg t_stdev p99 p99.9
-		read -r -a f <<<"$line"
-		A_VALUE=${f[4]} A_EXTRA="avg=${f[5]},p99=${f[7]}"
-	fi
-	[[ $A_STATUS != ok ]] || awk -v v="$A_VALUE" 'BEGIN { exit !(v + 0 > 0) }' ||
-		A_STATUS=zero
+	awk -v v="$A_VALUE" 'BEGIN { exit !(v + 0 > 0) }' || A_STATUS=zero
 }
 
 # pt_run DRIVER PATH TEST SIZE REP SRVNS CLINS SRVDEV CLIDEV ADDR: one
@@ -301,6 +369,7 @@ pt_driver() {
 		for size in $BENCH_SIZES; do cfgs+=("$test:$size"); done
 	done
 	for test in $LAT_TESTS; do cfgs+=("$test:$BENCH_LAT_SIZE"); done
+	for cfg in $BENCH_MQP; do cfgs+=("$cfg"); done
 	for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
 		for cfg in "${cfgs[@]}"; do
 			test=${cfg%%:*} size=${cfg#*:}
@@ -335,6 +404,9 @@ driver_failed() {
 	done
 	for test in $LAT_TESTS; do
 		record "$drv" "$path" "$test" "$BENCH_LAT_SIZE" 1 setup-failed "" "" 0 "" "$why"
+	done
+	for test in $BENCH_MQP; do
+		record "$drv" "$path" "${test%%:*}" "${test#*:}" 1 setup-failed "" "" 0 "" "$why"
 	done
 }
 
@@ -378,35 +450,63 @@ has_ipv4_gid() {	# has_ipv4_gid IBDEV: a ::ffff:a.b.c.d GID on port 1
 
 # tcp_runs DRIVER PATH SRVNS CLINS ADDR: iperf3 (one stream) and sockperf
 # TCP ping-pong, BENCH_REPEATS times each.
-tcp_runs() {
-	local drv=$1 path=$2 sns=$3 cns=$4 addr=$5 rep base t0 status value extra crc
-	for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
-		PORT=$((PORT + 1))
-		base=$drv-iperf3-r$rep
-		t0=$EPOCHREALTIME status=ok value='' extra=''
-		bg_start "$sns" "$RAW/$base.srv" $((D + 60)) iperf3 -s -1 -B "$addr" -p "$PORT"
-		if ! wait_until 20 bench_tcp_listening "$BG_PID" "$PORT"; then
-			status=nolisten
-		else
-			in_ns "$cns" timeout $((D + 40)) iperf3 -c "$addr" -p "$PORT" -t $((D - 1)) -O 1 -J \
-				>"$RAW/$base.cli" 2>&1
-			crc=$?
-			(( crc == 0 )) || status=rc$crc
-			value=$(python3 -c 'import json,sys
+# iperf3_run DRIVER PATH SRVNS CLINS ADDR REP STREAMS: one iperf3 run
+# (-P STREAMS), recorded as test "iperf3" (one stream) or "iperf3-PN";
+# extra: retransmits and guest CPU seconds per GiB carried.
+iperf3_run() {
+	local drv=$1 path=$2 sns=$3 cns=$4 addr=$5 rep=$6 n=$7 test=iperf3
+	local base t0 status=ok value='' extra='' crc c0 c1 n0 n1 cpu
+	(( n > 1 )) && test=iperf3-P$n
+	PORT=$((PORT + 1))
+	base=$drv-$test-r$rep
+	t0=$EPOCHREALTIME
+	bg_start "$sns" "$RAW/$base.srv" $((D + 60)) iperf3 -s -1 -B "$addr" -p "$PORT"
+	if ! wait_until 20 bench_tcp_listening "$BG_PID" "$PORT"; then
+		status=nolisten
+	else
+		c0=$(cpu_ticks) n0=$(net_bytes "$cns")
+		in_ns "$cns" timeout $((D + 40)) iperf3 -c "$addr" -p "$PORT" -P "$n" \
+			-t $((D - 1)) -O 1 -J >"$RAW/$base.cli" 2>&1
+		crc=$?
+		c1=$(cpu_ticks) n1=$(net_bytes "$cns")
+		(( crc == 0 )) || status=rc$crc
+		value=$(python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))["end"]
 print("%.4f %d" % (d["sum_received"]["bits_per_second"] / 1e9, d["sum_sent"].get("retransmits", 0)))' \
-				"$RAW/$base.cli" 2>/dev/null)
-			if [[ -n $value ]]; then
-				extra="retransmits=${value#* }" value=${value%% *}
-			elif [[ $status == ok ]]; then
-				status=noresult
-			fi
-			[[ $status == ok ]] || value=
+			"$RAW/$base.cli" 2>/dev/null)
+		if [[ -n $value ]]; then
+			extra="retransmits=${value#* }" value=${value%% *}
+			cpu=$(cpu_per_gib "$c0" "$c1" "$n0" "$n1")
+			[[ -n $cpu ]] && extra+=",cpu=$cpu"
+		elif [[ $status == ok ]]; then
+			status=noresult
 		fi
-		bg_stop 10
-		record "$drv" "$path" iperf3 stream "$rep" "$status" "$value" "$extra" \
-			"$(elapsed "$t0")" "raw/$base.cli" ""
-		say "$drv iperf3 rep $rep: $status ${value:+$value Gbit/s}"
+		[[ $status == ok ]] || value=
+	fi
+	bg_stop 10
+	record "$drv" "$path" "$test" stream "$rep" "$status" "$value" "$extra" \
+		"$(elapsed "$t0")" "raw/$base.cli" ""
+	say "$drv $test rep $rep: $status ${value:+$value Gbit/s}"
+}
+
+# The stream counts iperf3 runs with: 1, and each N of BENCH_MQP's -qN
+# and -pN configurations (as many streams as QPs or processes).
+iperf3_streams() {
+	local c n out=" 1 "
+	for c in $BENCH_MQP; do
+		c=${c%%:*}
+		n=${c##*-[qp]}
+		[[ $n =~ ^[0-9]+$ && $out != *" $n "* ]] && out+="$n "
+	done
+	echo $out
+}
+
+tcp_runs() {
+	local drv=$1 path=$2 sns=$3 cns=$4 addr=$5 rep base t0 status value extra crc n
+	for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
+		for n in $(iperf3_streams); do
+			iperf3_run "$drv" "$path" "$sns" "$cns" "$addr" "$rep" "$n"
+		done
 
 		PORT=$((PORT + 1))
 		base=$drv-sockperf-r$rep
