@@ -47,6 +47,7 @@ class Cell:
     def __init__(self):
         self.values = []
         self.cpu = []        # guest CPU seconds per GiB carried (bw runs)
+        self.rates = []      # perftest MsgRate, Mmsg/s (bw runs)
         self.failed = []     # (status, note)
 
     @property
@@ -78,9 +79,14 @@ def load(path):
             c = cells.setdefault(key, Cell())
             if r["status"] == "ok" and r["value"]:
                 c.values.append(float(r["value"]))
-                for kv in (r.get("extra") or "").split(","):
+                for i, kv in enumerate((r.get("extra") or "").split(",")):
                     if kv.startswith("cpu="):
                         c.cpu.append(float(kv[4:]))
+                    elif i == 0 and r["test"].endswith(("_bw", "_bw-fa", "_bw-cs")):
+                        try:
+                            c.rates.append(float(kv))
+                        except ValueError:
+                            pass
             else:
                 c.failed.append((r["status"], r.get("note") or ""))
     return cells, rows
@@ -174,6 +180,49 @@ def mqp_section(L, cell, rows, tcp_bw):
                  f"{c['rxe'].text()} | {tcp.text()} | {ratio(m2, c['siw'].median)} | "
                  f"{ratio(m2, tcp.median)} | {ratio(m2, one['siw2'])} | "
                  f"{ratio(c['siw'].median, one['siw'])} |")
+    L.append("")
+
+
+class RateCell(Cell):
+    """A bandwidth cell's message rates (perftest MsgRate, Mmsg/s) in k/s."""
+
+    def __init__(self, c, rows_extra):
+        super().__init__()
+        self.values = rows_extra
+        self.failed = c.failed
+
+
+def rates(cells, drv, test, size):
+    """The k/s message rates of a bandwidth configuration's ok runs."""
+    c = cells.get((drv, test, str(size)), Cell())
+    return RateCell(c, [v * 1000 for v in c.rates])
+
+
+def atomic_section(L, cells, cell):
+    ops = [("FetchAdd", "ib_atomic_lat-fa", "ib_atomic_bw-fa"),
+           ("CmpSwap", "ib_atomic_lat-cs", "ib_atomic_bw-cs"),
+           ("RDMA Read, 8 B", "ib_read_lat", "ib_read_bw")]
+    if not any(k[1].startswith("ib_atomic_") for k in cells):
+        return
+    L.append("## Atomics (RFC 7306 on siw2, InfiniBand atomics on rxe), 8 octets")
+    L.append("")
+    L.append("Rate: perftest's message rate (`ib_atomic_bw`, `ib_read_bw -s 8`), "
+             "thousands per second, higher is better; latency: `t_typical` "
+             "(`ib_atomic_lat`, `ib_read_lat -s 8`), microseconds, a whole round trip. "
+             "Linux siw has no atomics. rxe runs on the initial-namespace path.")
+    L.append("")
+    L.append("| Operation | siw2 rate | rxe rate | siw2/rxe | siw2 latency | rxe latency | "
+             "siw2/rxe | siw2 vs its 8 B Read (rate, latency) |")
+    L.append("|---|---|---|---:|---|---|---:|---|")
+    rd_rate = rates(cells, "siw2", "ib_read_bw", 8).median
+    rd_lat = cell("siw2", "ib_read_lat", 8).median
+    for name, lat, bw in ops:
+        r2, rx = rates(cells, "siw2", bw, 8), rates(cells, "rxe", bw, 8)
+        l2, lx = cell("siw2", lat, 8), cell("rxe", lat, 8)
+        vs = "-" if bw == "ib_read_bw" else \
+            f"{ratio(r2.median, rd_rate)}, {ratio(l2.median, rd_lat)}"
+        L.append(f"| {name} | {r2.text()} | {rx.text()} | {ratio(r2.median, rx.median)} | "
+                 f"{l2.text()} | {lx.text()} | {ratio(l2.median, lx.median)} | {vs} |")
     L.append("")
 
 
@@ -297,6 +346,7 @@ def main():
                          f"{ratio(m2, c['siw2-syscalls'].median)} | {ratio(m2, c['siw'].median)} |")
         L.append("")
     mqp_section(L, cell, rows, tcp_bw)
+    atomic_section(L, cells, cell)
     cpu_section(L, cell, rows)
     L.append("## Paths")
     L.append("")

@@ -36,6 +36,11 @@
 #                   ("ib_write_bw-q4:65536 ib_write_bw-q16:65536
 #                   ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64";
 #                   quick: "ib_write_bw-q4:65536"; "" for none)
+#   BENCH_ATOMIC    atomics beside the 8-octet Read, on siw2 and rxe only
+#                   (Linux siw has none): TOOL-fa:8 FETCH_AND_ADD, TOOL-cs:8
+#                   CMP_AND_SWAP ("ib_atomic_lat-fa:8 ib_atomic_lat-cs:8
+#                   ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8
+#                   ib_read_bw:8"; quick: the two FetchAdd ones; "" for none)
 #   BENCH_ROUNDS    rounds (1): each runs every driver's BENCH_REPEATS
 #                   repeats, so more than one interleaves the drivers
 #   BENCH_MTU       MTU of both veth pairs (1500)
@@ -58,8 +63,9 @@ source "$SIW2_TOP/tests/vm/vm.sh"
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	: "${BENCH_REPEATS:=1}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 65536}" "${BENCH_LAT_ITERS:=300}"
-	: "${BENCH_MQP=ib_write_bw-q4:65536}"
+	: "${BENCH_MQP=ib_write_bw-q4:65536}" "${BENCH_ATOMIC=ib_atomic_lat-fa:8 ib_atomic_bw-fa:8}"
 fi
+: "${BENCH_ATOMIC=ib_atomic_lat-fa:8 ib_atomic_lat-cs:8 ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8 ib_read_bw:8}"
 : "${BENCH_MQP=ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64}"
 : "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 4096 65536 1048576}"
 : "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls}" "${BENCH_MTU:=1500}"
@@ -119,6 +125,7 @@ BENCH_MAX_FAIL=$(printf %q "$BENCH_MAX_FAIL")
 BENCH_TESTS=$(printf %q "$BENCH_TESTS")
 BENCH_ROUNDS=$(printf %q "$BENCH_ROUNDS")
 BENCH_MQP=$(printf %q "$BENCH_MQP")
+BENCH_ATOMIC=$(printf %q "$BENCH_ATOMIC")
 EOF
 
 kinfo=$(vm_kernel) || die "no guest kernel"

@@ -9,7 +9,7 @@
 # Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
 #         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
 #         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS,
-#         BENCH_MQP.
+#         BENCH_MQP, BENCH_ATOMIC.
 #         A driver "siw2@NAME" is siw2 built from another tree
 #         (tools/bench-ab.sh): its module and provider are taken from
 #         $SIW2_TOP/build/ab/NAME/.
@@ -52,6 +52,7 @@ mkdir -p "$RAW"
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
 BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3 BENCH_ROUNDS=1
+BENCH_ATOMIC="ib_atomic_lat-fa:8 ib_atomic_lat-cs:8 ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8 ib_read_bw:8"
 BENCH_MQP="ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64"
 BENCH_TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
 # shellcheck source=/dev/null
@@ -223,7 +224,8 @@ cpu_per_gib() {
 # pt_attempt TEST SIZE SRVNS CLINS SRVDEV CLIDEV ADDR BASE: one perftest
 # client/server run on fresh ports, output in $RAW/BASE.{cli,srv}[.K].
 # TEST may carry a suffix: TOOL-qN runs TOOL with N QPs (-q N), TOOL-pN
-# runs N server/client pairs at once (the value is their sum).  Sets
+# runs N server/client pairs at once (the value is their sum), TOOL-fa
+# and TOOL-cs are ib_atomic_* with FETCH_AND_ADD or CMP_AND_SWAP.  Sets
 # A_STATUS (ok, timeout, rcN, nolisten, noresult), A_VALUE, A_EXTRA (bw:
 # message rate, then ",cpu=" guest CPU seconds per GiB carried, both ends
 # together: over veth in one guest neither side's share can be told
@@ -236,9 +238,13 @@ pt_attempt() {
 	A_STATUS=ok A_VALUE='' A_EXTRA='' A_TIMES=''
 	[[ $test == *-* ]] && var=${test#*-}
 	args=(-R -F -s "$size")
+	# perftest's atomic tools move 8 octets and take no size.
+	[[ $tool == ib_atomic_* ]] && args=(-R -F)
 	case $var in
 	q*) args+=(-q "${var#q}") ;;
 	p*) procs=${var#p} ;;
+	fa) args+=(-A FETCH_AND_ADD) ;;
+	cs) args+=(-A CMP_AND_SWAP) ;;
 	esac
 	if [[ $tool == *_bw ]]; then
 		args+=(-D "$D" -f 1 --report_gbits)
@@ -370,6 +376,8 @@ pt_driver() {
 	done
 	for test in $LAT_TESTS; do cfgs+=("$test:$BENCH_LAT_SIZE"); done
 	for cfg in $BENCH_MQP; do cfgs+=("$cfg"); done
+	# Atomics where the device has them (Linux siw has none).
+	[[ $drv == siw2* || $drv == rxe ]] && for cfg in $BENCH_ATOMIC; do cfgs+=("$cfg"); done
 	for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
 		for cfg in "${cfgs[@]}"; do
 			test=${cfg%%:*} size=${cfg#*:}
