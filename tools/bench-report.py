@@ -226,6 +226,33 @@ def atomic_section(L, cells, cell):
     L.append("")
 
 
+def nfs_section(L, cells):
+    runs = {}
+    for (drv, test, size), c in cells.items():
+        if drv.startswith("nfs-"):
+            runs[(drv[4:], test)] = c
+    if not runs:
+        return
+    mib = {int(k[2]) >> 20 for k in cells if k[0].startswith("nfs-") and k[1] == "nfs-write"}
+    L.append("## NFSv4.2: siw2 and Linux siw against NFS over TCP on the same veth")
+    L.append("")
+    L.append(f"Sequential `dd` of {', '.join(str(m) for m in sorted(mib)) or '?'} MiB: "
+             "write with `conv=fsync`, then a cold read after the client's caches "
+             "are dropped, MB/s (10^6 B/s), higher is better. Mount: seconds for "
+             "`mount -t nfs`, lower is better; cold: with the neighbour entry "
+             "flushed first. Ratios: the RDMA transport over NFS/TCP.")
+    L.append("")
+    L.append("| Row | TCP | siw2 | siw | siw2/TCP | siw/TCP |")
+    L.append("|---|---|---|---|---:|---:|")
+    for test, name in (("nfs-write", "write, MB/s"), ("nfs-read", "read (cold), MB/s"),
+                       ("nfs-mount", "mount, s"), ("nfs-mount-cold", "mount, neighbour unknown, s")):
+        c = {t: runs.get((t, test), Cell()) for t in ("tcp", "siw2", "siw")}
+        L.append(f"| {name} | {c['tcp'].text()} | {c['siw2'].text()} | {c['siw'].text()} | "
+                 f"{ratio(c['siw2'].median, c['tcp'].median)} | "
+                 f"{ratio(c['siw'].median, c['tcp'].median)} |")
+    L.append("")
+
+
 def cpu_section(L, cell, rows):
     keys = sorted({(r["test"], int(r["size"])) for r in rows
                    if r["test"].startswith("ib_") and r["size"].isdigit() and
@@ -347,6 +374,7 @@ def main():
         L.append("")
     mqp_section(L, cell, rows, tcp_bw)
     atomic_section(L, cells, cell)
+    nfs_section(L, cells)
     cpu_section(L, cell, rows)
     L.append("## Paths")
     L.append("")

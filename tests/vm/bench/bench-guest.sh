@@ -9,7 +9,7 @@
 # Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
 #         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
 #         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS,
-#         BENCH_MQP, BENCH_ATOMIC.
+#         BENCH_MQP, BENCH_ATOMIC, BENCH_NFS, BENCH_NFS_MIB.
 #         A driver "siw2@NAME" is siw2 built from another tree
 #         (tools/bench-ab.sh): its module and provider are taken from
 #         $SIW2_TOP/build/ab/NAME/.
@@ -42,6 +42,7 @@
 set -u
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
+source "$SIW2_TOP/tests/vm/lib-nfs.sh"
 
 OUT=$SIW2_RESULTS
 RAW=$OUT/raw
@@ -50,8 +51,9 @@ INFO=$OUT/info.txt
 mkdir -p "$RAW"
 
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
-BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls"
+BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls nfs"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3 BENCH_ROUNDS=1
+BENCH_NFS="tcp siw2 siw" BENCH_NFS_MIB=256
 BENCH_ATOMIC="ib_atomic_lat-fa:8 ib_atomic_lat-cs:8 ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8 ib_read_bw:8"
 BENCH_MQP="ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64"
 BENCH_TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
@@ -356,7 +358,7 @@ pt_run() {
 	fi
 	record "$drv" "$path" "$test" "$size" "$rep" "$A_STATUS" "$A_VALUE" "$A_EXTRA" \
 		"$(elapsed "$t0")" "raw/$base.cli" "$note"
-	[[ $test == *_bw ]] && unit=Gbit/s
+	[[ ${test%%-*} == *_bw ]] && unit=Gbit/s
 	say "$drv $test $size B rep $rep: $A_STATUS${A_VALUE:+ $A_VALUE $unit} ($A_TIMES)"
 	[[ $A_STATUS == ok ]]
 }
@@ -648,6 +650,157 @@ siw2_load_ab() {
 	insmod "$1/siw2.ko" || fail "insmod $1/siw2.ko"
 }
 
+# --- NFS ---------------------------------------------------------------
+
+# NFSv4.2 over each of BENCH_NFS ("tcp siw2 siw") on one veth pair: the
+# kernel server in namespace bench_nfs (nfs-s, 198.18.9.2) exporting a
+# tmpfs, the kernel client in the initial namespace (nfs-c, 198.18.9.1):
+# xprtrdma connects from the initial namespace, so the client's RDMA
+# device must sit on a netdev there (tests/vm/cases/64-dp-nfs-rdma.sh).
+# Per repeat: a mount with the neighbour entry flushed (nfs-mount-cold:
+# ib_core's address resolution can lose the ARP reply's wake-up on a
+# path this fast and wait out its 5 s timeout, see performance.md), a
+# mount with it known (nfs-mount), seconds; then a sequential write of
+# BENCH_NFS_MIB MiB with dd conv=fsync (nfs-write) and, after dropping the
+# client's caches, its cold read (nfs-read), MB/s (10^6 B/s).
+NFS_SRV=198.18.9.2 NFS_CLI=198.18.9.1
+NFS_EXP=/srv/bench-nfs NFS_MNT=/mnt/bench-nfs
+
+nfs_up() {
+	ip netns add bench_nfs || return 1
+	ip link add nfs-c mtu "$BENCH_MTU" type veth peer name nfs-s netns bench_nfs \
+		mtu "$BENCH_MTU" || return 1
+	ip addr add $NFS_CLI/24 dev nfs-c && ip -n bench_nfs addr add $NFS_SRV/24 dev nfs-s || return 1
+	ip link set nfs-c up && ip -n bench_nfs link set lo up && ip -n bench_nfs link set nfs-s up ||
+		return 1
+	wait_until 10 eval "ip link show nfs-c | grep -q LOWER_UP" || return 1
+	mkdir -p $NFS_EXP $NFS_MNT || return 1
+	mount -t tmpfs -o size=$((BENCH_NFS_MIB + 64))m bench-nfs $NFS_EXP || return 1
+	chmod 0777 $NFS_EXP
+	srv "exportfs -o rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync 198.18.9.0/24:$NFS_EXP" ||
+		return 1
+	mountd_start -N 3
+}
+
+nfs_down() {
+	mountpoint -q $NFS_MNT && { timeout 30 umount -f $NFS_MNT || umount -l $NFS_MNT; } 2>/dev/null
+	nfsd_stop 2>/dev/null
+	srv 'exportfs -ua' 2>/dev/null
+	mountd_stop
+	umount $NFS_EXP 2>/dev/null
+	ip link del nfs-c 2>/dev/null
+	ip netns del bench_nfs 2>/dev/null
+	return 0
+}
+
+# nfs_mount DRV OPTS TEST REP: time one mount, check its transport, record.
+nfs_mount() {
+	local drv=$1 opts=$2 test=$3 rep=$4 t0 ms x='' status=ok want=rdma value=''
+	[[ $drv == nfs-tcp ]] && want=tcp
+	t0=$(ms_now)
+	if ! timeout -k 5 90 mount -t nfs -o "$opts" "$NFS_SRV:/" $NFS_MNT >"$RAW/$drv-mount.out" 2>&1; then
+		status=mount-failed
+	else
+		ms=$(( $(ms_now) - t0 ))
+		value=$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')
+		x=$(nfs_xprt) || x=
+		read -r _ x _ <<<"$x"	# "xprt:	tcp ..." or "xprt:	rdma ..."
+		if [[ $x != "$want" ]]; then
+			# Never leave it mounted: the next transport's mount would
+			# stat a mount point whose server is gone, and hang.
+			status=wrong-xprt value=
+			timeout -k 5 60 umount $NFS_MNT || umount -l $NFS_MNT
+		fi
+	fi
+	record "$drv" nfs "$test" 0 "$rep" "$status" "$value" "" \
+		"$(elapsed "$t0")" "raw/$drv-mount.out" ""
+	say "$drv $test rep $rep: $status${value:+ $value s}"
+	[[ $status == ok ]]
+}
+
+# nfs_dd DRV TEST REP ARGS...: one timed dd, recorded as MB/s.
+nfs_dd() {
+	local drv=$1 test=$2 rep=$3 t0 ms status=ok value='' bytes=$((BENCH_NFS_MIB << 20))
+	shift 3
+	t0=$(ms_now)
+	if timeout -k 5 600 dd bs=1M "$@" status=none 2>"$RAW/$drv-$test-r$rep.err"; then
+		ms=$(( $(ms_now) - t0 ))
+		value=$(rate "$bytes" "$ms")
+	else
+		status=rc$?
+	fi
+	if [[ $test == nfs-write && $status == ok ]] &&
+	   (( $(stat -c %s "$NFS_EXP/bench" 2>/dev/null || echo 0) != bytes )); then
+		status=short value=
+	fi
+	record "$drv" nfs "$test" "$bytes" "$rep" "$status" "$value" "" \
+		"$(elapsed "$t0")" "raw/$drv-$test-r$rep.err" ""
+	say "$drv $test rep $rep: $status${value:+ $value MB/s}"
+}
+
+# nfs_transport T: nfsd on T's listener, the repeats, everything undone.
+nfs_transport() {
+	local t=$1 drv=nfs-$1 opts listener='rdma 20049' devc='' devs='' rep why
+	opts=vers=4.2,rdma,port=20049
+	case $t in
+	tcp)	listener='tcp 2049' opts=vers=4.2,proto=tcp,port=2049 ;;
+	siw2)	why=$( (siw2_load) 2>&1 ) || { say "$drv: siw2 load failed: $why"; return; }
+		devc=s2nc devs=s2ns
+		devs_add siw2 bench_nfs $devs nfs-s - $devc nfs-c ||
+			{ say "$drv: devices failed"; devs_delete $devs $devc; return; } ;;
+	siw)	why=$( (siw_peer_load) 2>&1 ) || { say "$drv: siw load failed: $why"; return; }
+		# Linux siw: the client's device after nfsd listens (case 64).
+		devc=siw_nc devs=siw_ns
+		siw_link_add bench_nfs $devs nfs-s && wait_port_active $devs ||
+			{ say "$drv: device failed"; devs_delete $devs; return; } ;;
+	*)	say "unknown BENCH_NFS transport '$t'"; return ;;
+	esac
+	if ! ( nfsd_start "-3 +4 +4.1 +4.2" "$listener" ); then
+		say "$drv: nfsd did not start"
+	else
+		if [[ $t == siw ]]; then
+			siw_link_add - $devc nfs-c && wait_port_active $devc || say "$drv: client device failed"
+		fi
+		wait_until 30 grace_over || say "$drv: grace period not over after 30 s"
+		for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
+			ip neigh flush dev nfs-c
+			ip -n bench_nfs neigh flush dev nfs-s
+			nfs_mount $drv $opts nfs-mount-cold $rep || continue
+			timeout -k 5 60 umount $NFS_MNT
+			nfs_mount $drv $opts nfs-mount $rep || continue
+			nfs_dd $drv nfs-write $rep if=/dev/zero of=$NFS_MNT/bench \
+				count="$BENCH_NFS_MIB" conv=fsync
+			drop_caches
+			nfs_dd $drv nfs-read $rep if=$NFS_MNT/bench of=/dev/null
+			rm -f $NFS_MNT/bench
+			timeout -k 5 60 umount $NFS_MNT || say "$drv: umount failed"
+		done
+		nfsd_stop
+	fi
+	[[ -n $devs ]] && devs_delete $devs $devc
+	case $t in
+	siw2) modprobe -r siw2 2>/dev/null || say "modprobe -r siw2 failed" ;;
+	siw) rmmod siw 2>/dev/null || say "rmmod siw failed" ;;
+	esac
+}
+
+run_nfs() {
+	local t m
+	say "== NFSv4.2 over $BENCH_NFS ($NFS_CLI -> $NFS_SRV, $BENCH_NFS_MIB MiB)"
+	for m in sunrpc nfsd rpcrdma nfs nfsv4; do
+		modprobe "$m" || { say "modprobe $m failed: no NFS rows"; return; }
+	done
+	NFS_NS=bench_nfs MNT=$NFS_MNT R=$RAW
+	if ! nfs_up; then
+		say "NFS path setup failed"
+	else
+		for t in $BENCH_NFS; do
+			nfs_transport "$t"
+		done
+	fi
+	nfs_down
+}
+
 # --- main --------------------------------------------------------------
 
 {
@@ -695,6 +848,7 @@ for drv in $BENCH_DRIVERS; do
 	siw2) run_siw2 ;;
 	siw2-syscalls) run_siw2 siw2-syscalls ;;
 	siw2@*) run_siw2 "$drv" ;;
+	nfs)  run_nfs ;;
 	*)    say "unknown driver '$drv' in BENCH_DRIVERS" ;;
 	esac
 	echo "phase $drv (round $round): $(elapsed "$t") s; $NS_B-v rx/tx bytes before: $b0 after: $(dev_bytes $NS_B $NS_B-v)" >>"$INFO"

@@ -64,6 +64,7 @@
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
+source "$SIW2_TOP/tests/vm/lib-nfs.sh"
 
 need rdma ip mount umount exportfs rpc.mountd sha256sum dd timeout awk
 [[ -x /sbin/mount.nfs || -x /usr/sbin/mount.nfs ]] || fail "mount.nfs missing (nfs-common, tools/install-deps.sh)"
@@ -79,7 +80,6 @@ R=$SIW2_RESULTS
 T=/sys/kernel/tracing
 CLI=198.18.64.1 SRV=198.18.64.2
 EXP=/srv/nfs64 MNT=/mnt/nfs64 SRC=/tmp/nfs64-src
-ms_now() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
 
 case $DRV in
 siw2)	siw2_load
@@ -138,45 +138,6 @@ mkdir -p "$EXP" "$MNT" "$SRC" || fail "mkdir"
 mount -t tmpfs -o size=256m nfs64 "$EXP" || fail "tmpfs on $EXP"
 chmod 0777 "$EXP"
 
-# srv CMD: the shell command CMD in pa, with pa's nfsd file system mounted.
-srv() {
-	ip netns exec pa bash -c 'mount -t nfsd nfsd /proc/fs/nfsd || exit 99; '"$1"
-}
-mountd_pid='' rpcbind_pid=''
-nfsd_start() {	# nfsd_start VERSIONS: e.g. "-3 +4 +4.1 +4.2"
-	srv "echo $1 >/proc/fs/nfsd/versions && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
-		echo 'rdma 20049' >/proc/fs/nfsd/portlist && echo 8 >/proc/fs/nfsd/threads" ||
-		fail "nfsd start ($1)"
-	log "nfsd: versions '$(srv 'cat /proc/fs/nfsd/versions')', portlist '$(srv 'cat /proc/fs/nfsd/portlist' | tr '\n' ' ')', threads $(srv 'cat /proc/fs/nfsd/threads')"
-}
-# The v4 grace period cannot be ended early here: v4_end_grace needs client
-# tracking, and nfsd in a namespace other than the initial one has none
-# without nfsdcld ("attempt to initialize legacy client tracking in a
-# container ignored").  nfsv4gracetime is at its minimum, 10 s.
-grace_over() {
-	[[ $(srv 'cat /proc/fs/nfsd/v4_end_grace') == Y* ]]
-}
-nfsd_stop() {
-	srv 'echo 0 >/proc/fs/nfsd/threads' || echo "nfsd stop failed" >&2
-}
-mountd_start() {	# mountd_start ARGS...
-	ip netns exec pa timeout 600 bash -c 'mount -t nfsd nfsd /proc/fs/nfsd && exec rpc.mountd -F "$@"' \
-		mountd "$@" >"$R/mountd.log" 2>&1 &
-	mountd_pid=$!
-}
-mountd_stop() {
-	[[ -n $mountd_pid ]] || return 0
-	kill "$mountd_pid" 2>/dev/null
-	wait "$mountd_pid" 2>/dev/null
-	mountd_pid=
-}
-rpcbind_stop() {
-	[[ -n $rpcbind_pid ]] || return 0
-	kill "$rpcbind_pid" 2>/dev/null
-	wait "$rpcbind_pid" 2>/dev/null
-	rpcbind_pid=
-}
-
 FAILED=()
 bad() {
 	echo "FAILED: $*" >&2
@@ -204,26 +165,18 @@ cleanup() {
 trap cleanup EXIT
 
 # ------------------------------------------------------------------ client
-is_rdma_mount() {	# the mount's transport line in /proc/self/mountstats
-	awk -v m="$MNT" '$1 == "device" && $5 == m { on = 1; next }
-		$1 == "device" { on = 0 }
-		on && $1 == "xprt:" { print; found = 1 } END { exit !found }' /proc/self/mountstats
-}
 do_mount() {	# do_mount OPTS: mount, time it, check the transport
 	local t0 ms x
 	t0=$(ms_now)
 	timeout -k 5 90 mount -t nfs -o "$1" "$SRV:$2" "$MNT" >"$R/mount.out" 2>&1 ||
 		{ cat "$R/mount.out" >&2; dmesg | tail -n 30 >&2; fail "mount -o $1 $SRV:$2 failed"; }
 	ms=$(( $(ms_now) - t0 ))
-	x=$(is_rdma_mount) || fail "no xprt line for $MNT in /proc/self/mountstats"
+	x=$(nfs_xprt) || fail "no xprt line for $MNT in /proc/self/mountstats"
 	[[ $x == *"xprt:"*rdma* ]] || fail "transport is not RDMA: $x"
 	log "mounted -o $1 in $ms ms; $(echo "$x" | awk '{ print $1, $2, "port", $3 }')"
 }
 do_umount() {
 	timeout -k 5 60 umount "$MNT" || fail "umount $MNT"
-}
-rate() {	# rate BYTES MS: MB/s (10^6 bytes / s)
-	awk -v b="$1" -v ms="$2" 'BEGIN { if (ms < 1) ms = 1; printf "%.1f", b / ms / 1000 }'
 }
 qps_on() {	# qps_on IBDEV: number of RTS QPs on IBDEV
 	rdma resource show qp 2>/dev/null | awk -v d="$1/" 'index($0, "link " d) && / state RTS/ { n++ } END { print n + 0 }'
@@ -338,7 +291,6 @@ server_check() {	# server_check ROW NAME: sha256 in the exported tmpfs
 	sum=$(sha256sum <"$EXP/$2" | cut -d' ' -f1)
 	[[ $sum == "${SUM[$2]}" ]] || bad "$1: $2 in the server's tmpfs: sha256 $sum, want ${SUM[$2]}"
 }
-drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
 # With the server's MAC not yet in the neighbour table the first mount took
 # 6.3-6.6 s: the rdma_cma trace showed xprtrdma's connect, then

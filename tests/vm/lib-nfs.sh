@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# The kernel NFS server in a network namespace and the client's mount
+# helpers, shared by case 64 (NFS over RDMA) and make bench's NFS rows.
+# nfsd is configured through /proc/fs/nfsd alone; its file system is per
+# network namespace, so every server command mounts it first (srv).
+#
+# Globals: NFS_NS (the server's namespace, default pa), R (results
+# directory: mountd.log), MNT (the client's mount point, for nfs_xprt).
+
+NFS_NS=${NFS_NS:-pa}
+mountd_pid='' rpcbind_pid=''
+
+ms_now() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
+
+# srv CMD: the shell command CMD in the server's namespace, with its nfsd
+# file system mounted.
+srv() {
+	ip netns exec "$NFS_NS" bash -c 'mount -t nfsd nfsd /proc/fs/nfsd || exit 99; '"$1"
+}
+
+# nfsd_start VERSIONS [LISTENER]: e.g. "-3 +4 +4.1 +4.2" and "rdma 20049"
+# (the default; "tcp 2049" for NFS over TCP), 8 threads, the shortest v4
+# grace period (10 s).
+nfsd_start() {
+	srv "echo $1 >/proc/fs/nfsd/versions && echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
+		echo '${2:-rdma 20049}' >/proc/fs/nfsd/portlist && echo 8 >/proc/fs/nfsd/threads" ||
+		fail "nfsd start ($1, ${2:-rdma 20049})"
+	log "nfsd: versions '$(srv 'cat /proc/fs/nfsd/versions')', portlist '$(srv 'cat /proc/fs/nfsd/portlist' | tr '\n' ' ')', threads $(srv 'cat /proc/fs/nfsd/threads')"
+}
+
+# The v4 grace period cannot be ended early here: v4_end_grace needs client
+# tracking, and nfsd in a namespace other than the initial one has none
+# without nfsdcld ("attempt to initialize legacy client tracking in a
+# container ignored").  nfsv4gracetime is at its minimum, 10 s.
+grace_over() {
+	[[ $(srv 'cat /proc/fs/nfsd/v4_end_grace') == Y* ]]
+}
+
+nfsd_stop() {
+	srv 'echo 0 >/proc/fs/nfsd/threads' || echo "nfsd stop failed" >&2
+}
+
+mountd_start() {	# mountd_start ARGS...
+	ip netns exec "$NFS_NS" timeout 600 bash -c 'mount -t nfsd nfsd /proc/fs/nfsd && exec rpc.mountd -F "$@"' \
+		mountd "$@" >"$R/mountd.log" 2>&1 &
+	mountd_pid=$!
+}
+
+mountd_stop() {
+	[[ -n $mountd_pid ]] || return 0
+	kill "$mountd_pid" 2>/dev/null
+	wait "$mountd_pid" 2>/dev/null
+	mountd_pid=
+}
+
+rpcbind_stop() {
+	[[ -n $rpcbind_pid ]] || return 0
+	kill "$rpcbind_pid" 2>/dev/null
+	wait "$rpcbind_pid" 2>/dev/null
+	rpcbind_pid=
+}
+
+# nfs_xprt: the transport line of the mount on $MNT in
+# /proc/self/mountstats ("xprt: rdma ..." or "xprt: tcp ...").
+nfs_xprt() {
+	awk -v m="$MNT" '$1 == "device" && $5 == m { on = 1; next }
+		$1 == "device" { on = 0 }
+		on && $1 == "xprt:" { print; found = 1 } END { exit !found }' /proc/self/mountstats
+}
+
+rate() {	# rate BYTES MS: MB/s (10^6 bytes / s)
+	awk -v b="$1" -v ms="$2" 'BEGIN { if (ms < 1) ms = 1; printf "%.1f", b / ms / 1000 }'
+}
+
+drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
