@@ -253,6 +253,34 @@ def nfs_section(L, cells):
     L.append("")
 
 
+def manyqp_section(L, cells, rows):
+    ns = sorted({int(r["size"]) for r in rows if r["test"] == "manyqp"})
+    if not ns:
+        return
+    L.append("## Connected QPs: kernel memory per QP, kB (lower is better)")
+    L.append("")
+    L.append("`siw2_manyqp` holds N connected RC QPs on each of the two devices (one PD "
+             "and one CQ per side, 64 send and 64 receive entries, nothing posted); the "
+             "growth of unreclaimable slab, vmalloc and per-CPU memory (`/proc/meminfo`) "
+             "over the 2N QPs, each with its rdma_cm ID and kernel TCP socket. "
+             "Connect: the client's time for its N connections, one after the other.")
+    L.append("")
+    L.append("| QPs per device | siw2 | siw | siw2/siw | siw2 connect | siw connect |")
+    L.append("|---:|---|---|---:|---|---|")
+    for n in ns:
+        c2 = cells.get(("siw2", "manyqp", str(n)), Cell())
+        c1 = cells.get(("siw", "manyqp", str(n)), Cell())
+        conn = {}
+        for r in rows:
+            if r["test"] == "manyqp" and r["size"] == str(n) and r["status"] == "ok":
+                conn.setdefault(r["driver"], []).append(
+                    (r.get("extra") or "").replace("connect=", ""))
+        L.append(f"| {n} | {c2.text()} | {c1.text()} | {ratio(c2.median, c1.median)} | "
+                 f"{', '.join(conn.get('siw2', [])) or '-'} | "
+                 f"{', '.join(conn.get('siw', [])) or '-'} |")
+    L.append("")
+
+
 def cpu_section(L, cell, rows):
     keys = sorted({(r["test"], int(r["size"])) for r in rows
                    if r["test"].startswith("ib_") and r["size"].isdigit() and
@@ -375,6 +403,7 @@ def main():
     mqp_section(L, cell, rows, tcp_bw)
     atomic_section(L, cells, cell)
     nfs_section(L, cells)
+    manyqp_section(L, cells, rows)
     cpu_section(L, cell, rows)
     L.append("## Paths")
     L.append("")

@@ -9,7 +9,7 @@
 # Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
 #         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
 #         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS,
-#         BENCH_MQP, BENCH_ATOMIC, BENCH_NFS, BENCH_NFS_MIB.
+#         BENCH_MQP, BENCH_ATOMIC, BENCH_NFS, BENCH_NFS_MIB, BENCH_MANYQP.
 #         A driver "siw2@NAME" is siw2 built from another tree
 #         (tools/bench-ab.sh): its module and provider are taken from
 #         $SIW2_TOP/build/ab/NAME/.
@@ -53,7 +53,7 @@ mkdir -p "$RAW"
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
 BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls nfs"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3 BENCH_ROUNDS=1
-BENCH_NFS="tcp siw2 siw" BENCH_NFS_MIB=256
+BENCH_NFS="tcp siw2 siw" BENCH_NFS_MIB=256 BENCH_MANYQP=1000
 BENCH_ATOMIC="ib_atomic_lat-fa:8 ib_atomic_lat-cs:8 ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8 ib_read_bw:8"
 BENCH_MQP="ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64"
 BENCH_TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
@@ -402,6 +402,58 @@ pt_driver() {
 	done
 }
 
+# kmem_kb: kernel memory that connected QPs hold, kB: unreclaimable slab,
+# vmalloc (queues mapped to user space live there) and per-CPU areas.
+kmem_kb() {
+	awk '$1 == "SUnreclaim:" || $1 == "VmallocUsed:" || $1 == "Percpu:" { n += $2 }
+		END { print n }' /proc/meminfo
+}
+
+# manyqp_run DRIVER PATH SRVNS CLINS SRVDEV CLIDEV ADDR: BENCH_MANYQP
+# connected RC QPs (siw2_manyqp: one PD and CQ per side, 64-entry queues)
+# held at once between the two devices; records kernel memory per QP (kB,
+# the growth of kmem_kb over both sides' QPs) and the connect time.
+manyqp_run() {
+	local drv=$1 path=$2 sns=$3 cns=$4 addr=$7 n=$BENCH_MANYQP rep=$((REP0 + 1))
+	local prog=$SIW2_PROGS/siw2_manyqp m0 m1 t0=$EPOCHREALTIME status=ok value='' extra='' spid cpid
+	(( n > 0 )) || return 0
+	[[ -x $prog ]] || { say "$drv manyqp: $prog not built"; return 0; }
+	PORT=$((PORT + 1))
+	rm -f "$RAW/mq.s.in" "$RAW/mq.c.in"
+	mkfifo "$RAW/mq.s.in" "$RAW/mq.c.in" || return 0
+	sync
+	m0=$(kmem_kb)
+	in_ns "$sns" timeout 1200 "$prog" -s -a "$addr" -p "$PORT" -c "$n" -t 900 \
+		<"$RAW/mq.s.in" >"$RAW/$drv-manyqp.srv" 2>&1 &
+	spid=$!
+	exec 7>"$RAW/mq.s.in"
+	if ! wait_until 20 grep -q '^LISTENING' "$RAW/$drv-manyqp.srv"; then
+		status=nolisten
+	else
+		in_ns "$cns" timeout 1200 "$prog" -a "$addr" -p "$PORT" -c "$n" -t 900 \
+			<"$RAW/mq.c.in" >"$RAW/$drv-manyqp.cli" 2>&1 &
+		cpid=$!
+		exec 8>"$RAW/mq.c.in"
+		if wait_until 900 eval "grep -q '^HELD' '$RAW/$drv-manyqp.srv' &&
+				grep -q '^HELD' '$RAW/$drv-manyqp.cli'"; then
+			sleep 2
+			m1=$(kmem_kb)
+			value=$(awk -v a="$m0" -v b="$m1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / (2 * n) }')
+			extra="connect=$(sed -n 's/^HELD n=[0-9]* secs=//p' "$RAW/$drv-manyqp.cli")s"
+		else
+			status=noheld
+		fi
+		exec 8>&-
+		wait "$cpid" || status=${status/ok/client-rc}
+	fi
+	exec 7>&-
+	wait "$spid" || status=${status/ok/server-rc}
+	[[ $status == ok ]] || value=
+	record "$drv" "$path" manyqp "$n" "$rep" "$status" "$value" "$extra" \
+		"$(elapsed "$t0")" "raw/$drv-manyqp.cli" ""
+	say "$drv manyqp $n: $status${value:+ $value kB per QP} ($extra)"
+}
+
 # driver_failed DRIVER PATH REASON: record every configuration as failed
 # (the driver could not be set up).
 driver_failed() {
@@ -568,6 +620,7 @@ run_siw() {
 		driver_failed siw nspair "rdma link add / port not active"
 	else
 		pt_driver siw nspair $NS_A $NS_B siw_a siw_b $NSP_SRV
+		manyqp_run siw nspair $NS_A $NS_B siw_a siw_b $NSP_SRV
 	fi
 	devs_delete siw_a siw_b
 	rmmod siw 2>/dev/null || say "rmmod siw failed"
@@ -628,6 +681,7 @@ run_siw2() {
 		driver_failed "$drv" nspair "rdma link add / port not active"
 	else
 		pt_driver "$drv" nspair $NS_A $NS_B siw2_a siw2_b $NSP_SRV
+		[[ $drv == siw2 ]] && manyqp_run siw2 nspair $NS_A $NS_B siw2_a siw2_b $NSP_SRV
 	fi
 	devs_delete siw2_a siw2_b
 	if [[ -n $ab ]]; then

@@ -119,13 +119,15 @@ perftest() {
 	log "$name: $(grep -E '^ *8 +[0-9]+ ' "$R/$name.c" | tr -s ' ')"
 }
 
-# A 64 MiB capture buffer (-B; default 2): on the debug kernel dumpcap
+# A 16 MiB capture buffer (-B; default 2): on the debug kernel dumpcap
 # fell behind and dropped frames ("Previous segment not captured"), and
-# the counts below came out short although every operation completed.
-ip netns exec pa dumpcap -q -B 64 -i pa-v -w "$R/atomic.pcapng" 2>"$R/dumpcap.err" &
+# the counts below came out short although every operation completed;
+# with -B 64 it took over 40 s to start there.  No short snapshot length:
+# a TCP segment carries several FPDUs, and a cut one hides the rest.
+ip netns exec pa dumpcap -q -B 16 -i pa-v -w "$R/atomic.pcapng" 2>"$R/dumpcap.err" &
 cap=$!
 pids+=("$cap")
-wait_until 10 test -s "$R/atomic.pcapng" || fail "dumpcap did not start"
+wait_until 20 test -s "$R/atomic.pcapng" || fail "dumpcap did not start"
 perftest atomic_bw-fetch_add ib_atomic_bw -A FETCH_AND_ADD -n 500
 perftest atomic_bw-cmp_swap ib_atomic_bw -A CMP_AND_SWAP -n 500
 sleep 0.5
@@ -262,10 +264,10 @@ for b in bad-align bad-access; do
 done
 echo 0 >"$P/read_v2"
 # Ordering with RFC 5040 Reads, captured for the wire checks.
-ip netns exec pa dumpcap -q -B 64 -i pa-v -f 'tcp port 7768' -w "$R/order.pcapng" 2>"$R/dumpcap-order.err" &
+ip netns exec pa dumpcap -q -B 16 -i pa-v -f 'tcp port 7768' -w "$R/order.pcapng" 2>"$R/dumpcap-order.err" &
 cap=$!
 pids+=("$cap")
-if wait_until 10 test -s "$R/order.pcapng"; then
+if wait_until 20 test -s "$R/order.pcapng"; then
 	ext ext-order 7768 --order
 	sleep 0.5
 	kill -INT "$cap"

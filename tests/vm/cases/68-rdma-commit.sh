@@ -150,10 +150,10 @@ trace_take() {
 echo 6 >"$P/mpa_caps" || fail "mpa_caps=6"
 echo 1 >"$P/mpa_crc" || fail "mpa_crc=1"
 echo >"$T/trace"
-ip netns exec pa dumpcap -q -B 64 -i pa-v -f 'tcp port 7801' -w "$R/commit.pcapng" 2>"$R/dumpcap.err" &
+ip netns exec pa dumpcap -q -B 16 -i pa-v -f 'tcp port 7801' -w "$R/commit.pcapng" 2>"$R/dumpcap.err" &
 cap=$!
 pids+=("$cap")
-wait_until 10 test -s "$R/commit.pcapng" || fail "dumpcap did not start: $(head -c 300 "$R/dumpcap.err")"
+wait_until 20 test -s "$R/commit.pcapng" || fail "dumpcap did not start: $(head -c 300 "$R/dumpcap.err")"
 commit_run ram pa "$SRV" 7801 pb 3 -- -- --bad-bounds -- --bad-stag
 sleep 0.5
 kill -INT "$cap"
