@@ -7,14 +7,14 @@
 # at 64 B) for siw2, Linux siw and rdma_rxe, plus TCP (iperf3, sockperf), on
 # veth pairs (Documentation/performance.md says which path each driver uses).
 # Then, on the host, tools/bench-report.py writes results.md and gnuplot
-# draws bandwidth.png and latency.png.  A driver that fails is reported as
+# draws bandwidth.png, latency.png, mqp.png and extras.png.  A driver that fails is reported as
 # "n/a (failed)"; the bench itself only fails if the guest produced nothing.
 #
 # Results: build/bench/<timestamp>/ (build/bench/latest points at it):
 #   results.md  tables (median, min-max, n) and siw2 ratios
 #   runs.tsv    one line per run;  raw/  every program's output
 #   info.txt    guest facts;  host.txt  host facts (load, accel, times)
-#   bandwidth.png latency.png plots.gp plot/   the plots and their data
+#   bandwidth.png latency.png mqp.png extras.png plots.gp plot/   the plots
 #   vm/         guest console, kernel log, script output
 #
 # Knobs (environment):
