@@ -416,24 +416,26 @@ kmem_kb() {
 manyqp_run() {
 	local drv=$1 path=$2 sns=$3 cns=$4 addr=$7 n=$BENCH_MANYQP rep=$((REP0 + 1))
 	local prog=$SIW2_PROGS/siw2_manyqp m0 m1 t0=$EPOCHREALTIME status=ok value='' extra='' spid cpid
+	local fifo	# the programs' standard input: EOF ends their hold
 	(( n > 0 )) || return 0
 	[[ -x $prog ]] || { say "$drv manyqp: $prog not built"; return 0; }
 	PORT=$((PORT + 1))
-	rm -f "$RAW/mq.s.in" "$RAW/mq.c.in"
-	mkfifo "$RAW/mq.s.in" "$RAW/mq.c.in" || return 0
+	# In the guest's own /tmp: the results directory (9p) takes no FIFO.
+	fifo=$(mktemp -d /tmp/manyqp.XXXXXX) && mkfifo "$fifo/s" "$fifo/c" ||
+		{ say "$drv manyqp: no FIFOs"; return 0; }
 	sync
 	m0=$(kmem_kb)
 	in_ns "$sns" timeout 1200 "$prog" -s -a "$addr" -p "$PORT" -c "$n" -t 900 \
-		<"$RAW/mq.s.in" >"$RAW/$drv-manyqp.srv" 2>&1 &
+		<"$fifo/s" >"$RAW/$drv-manyqp.srv" 2>&1 &
 	spid=$!
-	exec 7>"$RAW/mq.s.in"
+	exec 7>"$fifo/s"
 	if ! wait_until 20 grep -q '^LISTENING' "$RAW/$drv-manyqp.srv"; then
 		status=nolisten
 	else
 		in_ns "$cns" timeout 1200 "$prog" -a "$addr" -p "$PORT" -c "$n" -t 900 \
-			<"$RAW/mq.c.in" >"$RAW/$drv-manyqp.cli" 2>&1 &
+			<"$fifo/c" >"$RAW/$drv-manyqp.cli" 2>&1 &
 		cpid=$!
-		exec 8>"$RAW/mq.c.in"
+		exec 8>"$fifo/c"
 		if wait_until 900 eval "grep -q '^HELD' '$RAW/$drv-manyqp.srv' &&
 				grep -q '^HELD' '$RAW/$drv-manyqp.cli'"; then
 			sleep 2
@@ -448,6 +450,7 @@ manyqp_run() {
 	fi
 	exec 7>&-
 	wait "$spid" || status=${status/ok/server-rc}
+	rm -rf "$fifo"
 	[[ $status == ok ]] || value=
 	record "$drv" "$path" manyqp "$n" "$rep" "$status" "$value" "$extra" \
 		"$(elapsed "$t0")" "raw/$drv-manyqp.cli" ""
