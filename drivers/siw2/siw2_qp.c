@@ -366,10 +366,6 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 		if (!qp->sq_inline)
 			goto err_wq;
 	}
-	qp->orq = kcalloc(SIW2_MAX_ORD, sizeof(*qp->orq), GFP_KERNEL);
-	qp->irq = kcalloc(SIW2_MAX_IRD, sizeof(*qp->irq), GFP_KERNEL);
-	if (!qp->orq || !qp->irq)
-		goto err_wq;
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, siw2_tx_work);
 	hrtimer_init(&qp->tx_linger, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
@@ -994,6 +990,34 @@ int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep)
 	return rv;
 }
 
+/*
+ * The ORQ and IRQ, as deep as the ORD and IRD the MPA exchange settled
+ * (at least one entry each): sized at the maximum from the start they
+ * cost a connected QP some 20 KiB more than a typical IRD of a few
+ * needs. Engines stopped; a previous connection's queues go.
+ */
+static int siw2_qp_alloc_rd_queues(struct siw2_qp *qp,
+				   const struct siw2_mpa_conn *conn)
+{
+	u32 ird = min_t(u32, conn->ird, SIW2_MAX_IRD);
+	u32 ord = min_t(u32, conn->ord, SIW2_MAX_ORD);
+	struct siw2_orqe *orq = kcalloc(max(ord, 1U), sizeof(*orq), GFP_KERNEL);
+	struct siw2_irqe *irq = kcalloc(max(ird, 1U), sizeof(*irq), GFP_KERNEL);
+
+	if (!orq || !irq) {
+		kfree(orq);
+		kfree(irq);
+		return -ENOMEM;
+	}
+	kfree(qp->orq);
+	kfree(qp->irq);
+	qp->orq = orq;
+	qp->irq = irq;
+	qp->ird = ird;
+	qp->ord = ord;
+	return 0;
+}
+
 /**
  * siw2_qp_llp_up - the connection is in RDMA mode: the QP enters RTS
  * @qp: QP
@@ -1006,8 +1030,8 @@ int siw2_qp_attach_cep(struct siw2_qp *qp, struct siw2_cep *cep)
  * Starts the data path. A client-server Responder sends nothing before
  * the Initiator's first FPDU (siw2_conn_fenced()).
  *
- * Return: 0, or -ECONNABORTED if the QP left Idle or was detached (its
- * consumer moved it to Error or destroyed it meanwhile).
+ * Return: 0, -ECONNABORTED if the QP left Idle or was detached (its
+ * consumer moved it to Error or destroyed it meanwhile), or -ENOMEM.
  */
 int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		   const struct siw2_mpa_conn *conn, struct socket *sock,
@@ -1016,14 +1040,14 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 	int rv = 0;
 
 	mutex_lock(&qp->state_lock);
-	if (qp->cep != cep || qp->state != SIW2_QP_IDLE) {
+	if (qp->cep != cep || qp->state != SIW2_QP_IDLE)
 		rv = -ECONNABORTED;
-	} else {
+	else
+		rv = siw2_qp_alloc_rd_queues(qp, conn);
+	if (!rv) {
 		qp->conn = *conn;
 		WRITE_ONCE(qp->read_v2, READ_ONCE(siw2_read_v2) &&
 			   siw2_conn_rv(conn) == SIW2_RDMAP_V2);
-		qp->ird = min_t(u32, conn->ird, SIW2_MAX_IRD);
-		qp->ord = min_t(u32, conn->ord, SIW2_MAX_ORD);
 		qp->sock = sock;
 		siw2_dp_reset(qp);
 		qp->fenced = siw2_conn_fenced(conn, active);
