@@ -30,7 +30,7 @@
 #                   siw2-syscalls: siw2 with user_rings=0; siw2@NAME: siw2
 #                   from build/ab/NAME/, see tools/bench-ab.sh)
 #   BENCH_TESTS     perftest programs to run (all six: ib_{write,read,send}_bw
-#                   and ib_{write,read,send}_lat)
+#                   and ib_{write,read,send}_lat; "" for none)
 #   BENCH_MQP       many-QP configurations TOOL-qN:SIZE (N QPs, perftest -q)
 #                   and TOOL-pN:SIZE (N processes at once), their value the
 #                   sum; TCP runs iperf3 with as many streams (-P N)
@@ -77,7 +77,7 @@ fi
 : "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls nfs}" "${BENCH_MTU:=1500}"
 : "${BENCH_NFS:=tcp siw2 siw}" "${BENCH_NFS_MIB:=256}" "${BENCH_MANYQP:=1000}"
 : "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}" "${BENCH_ROUNDS:=1}"
-: "${BENCH_TESTS:=ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat}"
+: "${BENCH_TESTS=ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat}"
 # One host thread per vCPU.  With thread=single both vCPUs share one host
 # thread, and a vCPU busy-polling a completion queue (every perftest and
 # sockperf process does) keeps the other vCPU from running until the next
