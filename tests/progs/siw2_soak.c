@@ -58,9 +58,9 @@
  * printed as "SOAK BAD").
  *
  * Server option -X (proof only): at each connection's 10th message it
- * flips a bit of that message, clears its pattern area and changes the
- * counter, as a broken data path would; both sides must then report
- * corruption and fail.
+ * flips a bit of that message and clears its pattern area, and at every
+ * 10th message it changes the counter, as a broken data path would; both
+ * sides must then report corruption and fail.
  *
  * Needs the siw2 provider this program links, with rings (the siw2dv
  * builders): RDMAV_DRIVERS=<tree>/userspace-provider/build/libsiw2.
@@ -664,10 +664,23 @@ static void s_message(struct sconn *c, const struct wc *w)
 	uint32_t ok = 1;
 	uint64_t imm;
 
+	if (opt.proof && seq % 10 == 0) {
+		/*
+		 * Proof only: the counter changes at every 10th message, by a
+		 * different amount each time. Once would not do: an Atomic
+		 * Write the client makes next sets it to a value the client
+		 * knows, and one in six atomics is one.
+		 */
+		uint64_t x;
+
+		memcpy(&x, c->win + W_ATOM, 8);
+		x ^= seq * 0x9e3779b97f4a7c15ull;
+		memcpy(c->win + W_ATOM, &x, 8);
+	}
 	if (opt.proof && seq == 10) {
 		/*
-		 * Proof only: damage this message, the pattern area and the
-		 * counter as a broken data path would; the checks must see it.
+		 * Proof only: damage this message and the pattern area as a
+		 * broken data path would; the checks must see it.
 		 */
 		uint8_t *m = w->opcode == IBV_WC_RECV ? p :
 			     c->win + W_IMMR + (seq % NIMMR) * REG_LEN;
@@ -678,7 +691,6 @@ static void s_message(struct sconn *c, const struct wc *w)
 		/* The last payload octet, or the header's gen field. */
 		m[len > sizeof(h) && len <= REG_LEN ? len - 1 : 8] ^= 0x20;
 		memset(c->win + W_PAT, 0, PAT_LEN);
-		c->win[W_ATOM] ^= 1;
 	}
 	if (w->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
 		/* The immediate names the message; its region holds it. */

@@ -122,7 +122,8 @@ timeout 5 bash -c ": 2>/dev/null >/dev/tcp/198.18.73.1/9" 2>/dev/null
 
 # ---------------------------------------------------------------- proof
 # The checks see damage: a server with -X (proof only) flips a bit of a
-# message, clears its pattern area and changes the counter; both sides
+# message, clears its pattern area and changes the counter (at every 10th
+# message: an Atomic Write would repair a single change); both sides
 # must report it and fail. It runs beside the soak's first seconds;
 # proof.rc gets "CLIENT_RC SERVER_RC".
 proof() {
