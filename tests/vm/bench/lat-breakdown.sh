@@ -40,10 +40,7 @@ SECS=${LB_SECS:-3}
 
 siw2_load
 ns_pair pa pb 15
-siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
-siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
-wait_port_active s2a || fail "s2a port not ACTIVE"
-wait_port_active s2b || fail "s2b port not ACTIVE"
+dp_pair_devices siw2 siw2	# s2a on pa-v, s2b on pb-v, both ACTIVE
 
 # trace_on siw2|tcp: the events of one run, ACKs and idle system calls
 # filtered out in the kernel so the buffer holds only the path.
