@@ -194,7 +194,10 @@ struct siw2_sge {
 	u32 lkey;
 };
 
-/* A posted receive (QP receive queue or SRQ). */
+/*
+ * A posted receive (QP receive queue or SRQ). @sge comes last: a queue's
+ * entries have room for its max_recv_sge only (siw2_rqe_size()).
+ */
 struct siw2_rqe {
 	u64 wr_id;
 	bool bad;	/* a ring entry that failed its checks */
@@ -202,13 +205,22 @@ struct siw2_rqe {
 	struct siw2_sge sge[SIW2_MAX_SGE];
 };
 
+/* Octets of a receive queue entry with room for @max_sge SGEs. */
+static inline size_t siw2_rqe_size(u32 max_sge)
+{
+	return offsetof(struct siw2_rqe, sge) +
+	       max_sge * sizeof(struct siw2_sge);
+}
+
 /**
  * struct siw2_sqe - a posted send work request, as validated at post time
  * @wr_id: the consumer's id
  * @opcode: IB_WR_*
  * @send_flags: IB_SEND_*
  * @num_sge: SGEs in @sge
- * @sge: local buffers (inline data: copied to the QP's inline area)
+ * @sge: local buffers (inline data: copied to the QP's inline area); a
+ *	queue's entries end after its max_send_sge of them, so an entry
+ *	is copied with memcpy() of the queue's esize, never by assignment
  * @len: total octets of @sge
  * @raddr: RDMA Write/Read: remote address
  * @rkey: RDMA Write/Read: remote STag
@@ -229,27 +241,38 @@ struct siw2_rqe {
  */
 struct siw2_sqe {
 	u64 wr_id;
-	enum ib_wr_opcode opcode;
+	u64 raddr;
+	u64 imm;
+	struct siw2_mr *reg_mr;
 	int send_flags;
 	u32 num_sge;
-	struct siw2_sge sge[SIW2_MAX_SGE];
 	u32 len;
-	u64 raddr;
 	u32 rkey;
 	u32 inv_stag;
-	struct siw2_mr *reg_mr;
 	u32 reg_key;
 	int reg_access;
-	struct siw2_atomic_op atomic;
-	u64 imm;
-	bool inv_imm;
-	bool commit_log;
-	struct siw2_commit_log_info log;
+	u32 vendor_err;	/* the peer's reason, QP still in RTS (DEC-13) */
+	u8 opcode;	/* enum ib_wr_opcode */
+	u8 status;	/* enum ib_wc_status */
 	u8 state;
 	bool bad;	/* a ring entry that failed its checks */
-	enum ib_wc_status status;
-	u32 vendor_err;	/* the peer's reason, QP still in RTS (DEC-13) */
+	bool inv_imm;
+	bool commit_log;
+	/* The opcode's rules say which one it has (siw2_wr.c). */
+	union {
+		struct siw2_atomic_op atomic;
+		struct siw2_commit_log_info log;
+	};
+	/* Last: a queue's entries hold its max_send_sge (siw2_sqe_size()). */
+	struct siw2_sge sge[SIW2_MAX_SGE];
 };
+
+/* Octets of a send queue entry with room for @max_sge SGEs. */
+static inline size_t siw2_sqe_size(u32 max_sge)
+{
+	return offsetof(struct siw2_sqe, sge) +
+	       max_sge * sizeof(struct siw2_sge);
+}
 
 /**
  * struct siw2_wq - a bounded FIFO of work queue entries
@@ -334,6 +357,8 @@ enum siw2_qp_state {
  * @irq_lock: protects the IRQ
  * @irq: inbound Reads to answer, a ring of @ird
  * @irq_head: oldest, @irq_count: how many
+ * @tx_bvec: SIW2_TX_BVEC_MAX pages of a zero-copy Read Response, with
+ *	the IRQ when the IRD is not 0; a QP without it sends copies
  * @dp_on: the data path runs (set at LLP up, cleared when it stops)
  * @dp_failed: an engine reported a fatal error (first one wins)
  * @sock: the connection's socket while @dp_on; the endpoint owns it
@@ -381,6 +406,7 @@ struct siw2_qp {
 	struct siw2_irqe *irq;
 	u32 irq_head;
 	u32 irq_count;
+	struct bio_vec *tx_bvec;
 	bool dp_on;
 	unsigned long dp_failed;
 	struct socket *sock;

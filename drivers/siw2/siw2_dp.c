@@ -352,7 +352,7 @@ static bool siw2_dp_sq_take_flush(struct siw2_qp *qp, struct siw2_sqe *out)
 		sqe = siw2_wq_head(&qp->sq);
 	if (sqe) {
 		slot = siw2_wq_slot(&qp->sq, 0);
-		*out = *sqe;
+		memcpy(out, sqe, qp->sq.esize);
 		if (slot == qp->err_slot) {
 			out->status = qp->err_status;
 			qp->err_slot = U32_MAX;

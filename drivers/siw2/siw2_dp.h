@@ -217,8 +217,7 @@ struct siw2_tx {
 	struct kvec iov[SIW2_TX_IOV_MAX];
 	int niov;
 	struct iov_iter iter;
-	struct bio_vec bvec[SIW2_TX_BVEC_MAX];
-	u32 nbvec;
+	u32 nbvec;	/* in qp->tx_bvec */
 	u32 zc_len;
 	u8 zc_part;
 	size_t fpdu_left;

@@ -256,6 +256,7 @@ static void siw2_qp_free_queues(struct siw2_qp *qp)
 	kvfree(qp->sq_inline);
 	kfree(qp->orq);
 	kfree(qp->irq);
+	kfree(qp->tx_bvec);
 }
 
 /*
@@ -353,10 +354,10 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 				siw2_ring_slots(attr->cap.max_recv_wr);
 	}
 	rv = siw2_wq_init(&qp->sq, attr->cap.max_send_wr,
-			  sizeof(struct siw2_sqe));
+			  siw2_sqe_size(attr->cap.max_send_sge));
 	if (!rv)
 		rv = siw2_wq_init(&qp->rq, attr->cap.max_recv_wr,
-				  sizeof(struct siw2_rqe));
+				  siw2_rqe_size(attr->cap.max_recv_sge));
 	if (rv)
 		goto err_wq;
 	rv = -ENOMEM;
@@ -645,12 +646,13 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 	u32 rules = siw2_wr_rules_of(wr->opcode);
 	u32 i;
 
-	memset(sqe, 0, sizeof(*sqe));
+	memset(sqe, 0, qp->sq.esize);
 	sqe->wr_id = wr->wr_id;
 	sqe->opcode = wr->opcode;
 	sqe->send_flags = wr->send_flags;
 	sqe->num_sge = wr->num_sge;
-	siw2_sge_copy(sqe->sge, wr->sg_list, wr->num_sge, SIW2_MAX_SGE);
+	siw2_sge_copy(sqe->sge, wr->sg_list, wr->num_sge,
+		      qp->cap.max_send_sge);
 	for (i = 0; i < sqe->num_sge; i++)
 		sqe->len += sqe->sge[i].length;
 	/* The operands the opcode's rules say it has (siw2_wr.c). */
@@ -1003,16 +1005,22 @@ static int siw2_qp_alloc_rd_queues(struct siw2_qp *qp,
 	u32 ord = min_t(u32, conn->ord, SIW2_MAX_ORD);
 	struct siw2_orqe *orq = kcalloc(max(ord, 1U), sizeof(*orq), GFP_KERNEL);
 	struct siw2_irqe *irq = kcalloc(max(ird, 1U), sizeof(*irq), GFP_KERNEL);
+	/* Only Read Responses go zero-copy (siw2_tx_zc_map()). */
+	struct bio_vec *bvec = ird ? kcalloc(SIW2_TX_BVEC_MAX, sizeof(*bvec),
+					     GFP_KERNEL) : NULL;
 
-	if (!orq || !irq) {
+	if (!orq || !irq || (ird && !bvec)) {
 		kfree(orq);
 		kfree(irq);
+		kfree(bvec);
 		return -ENOMEM;
 	}
 	kfree(qp->orq);
 	kfree(qp->irq);
+	kfree(qp->tx_bvec);
 	qp->orq = orq;
 	qp->irq = irq;
+	qp->tx_bvec = bvec;
 	qp->ird = ird;
 	qp->ord = ord;
 	return 0;

@@ -207,7 +207,7 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	const struct siw2_sq_wqe *e = entry;
 	struct siw2_sqe *sqe = siw2_wq_at(wq, slot);
 
-	memset(sqe, 0, sizeof(*sqe));
+	memset(sqe, 0, wq->esize);
 	sqe->wr_id = e->wr_id;
 	sqe->state = SIW2_SQE_QUEUED;
 	if (!siw2_sq_wqe_ok(qp, e)) {

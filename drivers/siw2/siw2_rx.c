@@ -259,7 +259,7 @@ static bool siw2_rx_take_rqe(struct siw2_qp *qp)
 	siw2_wq_pull(&srq->rq);
 	e = siw2_wq_head(&srq->rq);
 	if (e) {
-		rx->rqe = *e;
+		memcpy(&rx->rqe, e, srq->rq.esize);
 		siw2_wq_pop(&srq->rq);
 		if (srq->limit && srq->rq.count < srq->limit) {
 			srq->limit = 0;	/* fires once, until re-armed */
@@ -606,7 +606,7 @@ static bool siw2_rx_load_rv2(struct siw2_qp *qp, const struct siw2_orqe *o)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	sqe = siw2_wq_at(&qp->sq, o->slot);
 	rx->rv2_n = sqe->num_sge;
-	memcpy(rx->rv2_sge, sqe->sge, sizeof(rx->rv2_sge));
+	memcpy(rx->rv2_sge, sqe->sge, rx->rv2_n * sizeof(*sqe->sge));
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	rx->rv2_si = 0;
 	rx->rv2_soff = 0;
@@ -941,7 +941,8 @@ static void siw2_rx_end_read_resp(struct siw2_qp *qp)
 		want = v2 ? sqe->len : o->sink.length;
 		short_resp = o->got != want;
 		if (!short_resp) {
-			if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV)
+			if (sqe->opcode == IB_WR_RDMA_READ_WITH_INV &&
+			    sqe->num_sge)
 				sink = sqe->sge[0].lkey;
 			siw2_orq_pop(qp);
 			done = true;

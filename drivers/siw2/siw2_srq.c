@@ -53,7 +53,7 @@ int siw2_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *attr,
 	/* Ring indices wrap at 2^32: a power-of-two depth. */
 	if (rings)
 		a->max_wr = siw2_ring_slots(a->max_wr);
-	rv = siw2_wq_init(&srq->rq, a->max_wr, sizeof(struct siw2_rqe));
+	rv = siw2_wq_init(&srq->rq, a->max_wr, siw2_rqe_size(a->max_sge));
 	if (rv)
 		goto err;
 	srq->max_sge = a->max_sge;

@@ -672,7 +672,7 @@ static bool siw2_tx_pick_sqe(struct siw2_qp *qp)
 	}
 	sqe->state = SIW2_SQE_ACTIVE;
 	qp->sq_txpos++;
-	tx->wqe = *sqe;
+	memcpy(&tx->wqe, sqe, qp->sq.esize);
 	tx->slot = slot;
 	if (orq_op && !ord_zero) {
 		/* Before the Request goes: the Response may come at once. */
@@ -846,10 +846,13 @@ static u32 siw2_tx_hdr(struct siw2_qp *qp, bool last, bool tail)
  * (slab memory, an address outside the linear map and vmalloc): the
  * FPDU is then copied like any other.
  */
-static bool siw2_tx_zc_map(struct siw2_tx *tx)
+static bool siw2_tx_zc_map(struct siw2_qp *qp)
 {
+	struct siw2_tx *tx = &qp->tx;
 	u32 i, nb = 0;
 
+	if (!qp->tx_bvec)
+		return false;
 	for (i = 1; i < tx->niov; i++) {
 		u8 *p = tx->iov[i].iov_base;
 		size_t left = tx->iov[i].iov_len;
@@ -867,7 +870,7 @@ static bool siw2_tx_zc_map(struct siw2_tx *tx)
 				return false;
 			if (!pg || !sendpage_ok(pg) || nb == SIW2_TX_BVEC_MAX)
 				return false;
-			bvec_set_page(&tx->bvec[nb++], pg, n, in);
+			bvec_set_page(&qp->tx_bvec[nb++], pg, n, in);
 			p += n;
 			left -= n;
 		}
@@ -877,12 +880,13 @@ static bool siw2_tx_zc_map(struct siw2_tx *tx)
 }
 
 /* Point @iter at the next part of a zero-copy FPDU. */
-static void siw2_tx_zc_next(struct siw2_tx *tx)
+static void siw2_tx_zc_next(struct siw2_qp *qp)
 {
+	struct siw2_tx *tx = &qp->tx;
 	struct kvec *t = &tx->iov[tx->niov - 1];
 
 	if (++tx->zc_part == 2)
-		iov_iter_bvec(&tx->iter, ITER_SOURCE, tx->bvec, tx->nbvec,
+		iov_iter_bvec(&tx->iter, ITER_SOURCE, qp->tx_bvec, tx->nbvec,
 			      tx->zc_len);
 	else
 		iov_iter_kvec(&tx->iter, ITER_SOURCE, t, 1, t->iov_len);
@@ -938,7 +942,7 @@ static void siw2_tx_build(struct siw2_qp *qp)
 	 */
 	tx->zc_part = 0;
 	if (tx->kind == SIW2_TX_RRESP && seg >= SIW2_TX_ZC_MIN &&
-	    READ_ONCE(siw2_tx_zcopy) && siw2_tx_zc_map(tx)) {
+	    READ_ONCE(siw2_tx_zcopy) && siw2_tx_zc_map(qp)) {
 		tx->zc_part = 1;
 		tx->zc_len = seg;
 	}
@@ -1006,7 +1010,7 @@ static int siw2_tx_push(struct siw2_qp *qp, size_t *budget, bool more)
 	while (tx->fpdu_left) {
 		/* Only a zero-copy FPDU is sent in parts. */
 		if (!iov_iter_count(&tx->iter))
-			siw2_tx_zc_next(tx);
+			siw2_tx_zc_next(qp);
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
 		if (more || tx->zc_part == 1 || tx->zc_part == 2)
