@@ -83,6 +83,15 @@ struct siw2_cq {
  * Every QP is a verbs_qp (ibv_qp_to_qp_ex() reads its comp_mask); it has
  * the ibv_qp_ex builders when created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS.
  */
+/*
+ * The send queue doorbell, built once: uverbs' POST_SEND without work
+ * requests as a write() command (siw2_ring.c, sq_doorbell()).
+ */
+struct siw2_db_cmd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send cmd;
+};
+
 struct siw2_qp {
 	struct verbs_qp vqp;
 	uint32_t num_sqe;
@@ -100,6 +109,10 @@ struct siw2_qp {
 	struct siw2_sq_wqe *wr_cur;	/* last entry built; NULL: none */
 	uint32_t wr_first;	/* sq.idx at ibv_wr_start() */
 	int wr_err;		/* first error of the batch, for wr_complete */
+	/* The doorbell (sq_lock); false: write() refused, rdma-core's call */
+	bool db_write;
+	struct siw2_db_cmd db;
+	struct ib_uverbs_post_send_resp db_resp;
 };
 
 struct siw2_srq {
@@ -158,6 +171,7 @@ bool siw2_is_own_device(struct ibv_device *ibdev);
 extern const struct verbs_context_ops siw2_ctx_ops;
 
 /* siw2_ring.c: rings, and the verbs that post and poll through them */
+void siw2_qp_db_init(struct siw2_qp *qp);
 int siw2_uring_map(struct ibv_context *ctx, struct siw2_uring *r,
 		   uint64_t offset, uint32_t slots, uint32_t stride);
 void siw2_uring_unmap(struct siw2_uring *r);

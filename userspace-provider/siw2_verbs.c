@@ -310,6 +310,7 @@ static struct ibv_qp *siw2_create_qp_ex(struct ibv_context *ctx,
 	qp->max_inline = resp.drv.max_inline;
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	siw2_qp_db_init(qp);
 	if (resp.drv.sq_stride) {
 		ret = siw2_uring_map(ctx, &qp->sq, resp.drv.sq_offset,
 				     qp->num_sqe, resp.drv.sq_stride);
