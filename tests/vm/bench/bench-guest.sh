@@ -409,6 +409,14 @@ kmem_kb() {
 		END { print n }' /proc/meminfo
 }
 
+# slab_growth BEFORE AFTER N: each slab cache's growth between two copies
+# of /proc/slabinfo, in bytes per QP (2N QPs), largest first.
+slab_growth() {
+	awk -v n="$3" 'FNR == NR { if (FNR > 2) b[$1] = $3 * $4; next }
+		FNR > 2 { d = $3 * $4 - b[$1]; if (d > 0) printf "%-28s %8.0f\n", $1, d / (2 * n) }' \
+		"$1" "$2" | sort -k2,2nr
+}
+
 # manyqp_run DRIVER PATH SRVNS CLINS SRVDEV CLIDEV ADDR: BENCH_MANYQP
 # connected RC QPs (siw2_manyqp: one PD and CQ per side, 64-entry queues)
 # held at once between the two devices; records kernel memory per QP (kB,
@@ -424,7 +432,12 @@ manyqp_run() {
 	fifo=$(mktemp -d /tmp/manyqp.XXXXXX) && mkfifo "$fifo/s" "$fifo/c" ||
 		{ say "$drv manyqp: no FIFOs"; return 0; }
 	sync
+	# Empty slabs back to the page allocator first: a driver measured
+	# after another would otherwise fill the slabs its predecessor's
+	# freed objects left and look smaller.
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f"; done 2>/dev/null
 	m0=$(kmem_kb)
+	cat /proc/slabinfo >"$fifo/slab0" 2>/dev/null
 	in_ns "$sns" timeout 1200 "$prog" -s -a "$addr" -p "$PORT" -c "$n" -t 900 \
 		<"$fifo/s" >"$RAW/$drv-manyqp.srv" 2>&1 &
 	spid=$!
@@ -440,6 +453,10 @@ manyqp_run() {
 				grep -q '^HELD' '$RAW/$drv-manyqp.cli'"; then
 			sleep 2
 			m1=$(kmem_kb)
+			# Where it went: slab caches (bytes per QP, objects' sizes).
+			cat /proc/slabinfo >"$fifo/slab1" 2>/dev/null &&
+				slab_growth "$fifo/slab0" "$fifo/slab1" "$n" \
+					>"$RAW/$drv-manyqp.slab"
 			value=$(awk -v a="$m0" -v b="$m1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) / (2 * n) }')
 			extra="connect=$(sed -n 's/^HELD n=[0-9]* secs=//p' "$RAW/$drv-manyqp.cli")s"
 		else
