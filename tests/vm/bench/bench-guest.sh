@@ -214,7 +214,8 @@ net_bytes() {
 	local dev=$1-v
 	[[ $1 == - ]] && dev=$INI_B
 	in_ns "$1" cat "/sys/class/net/$dev/statistics/rx_bytes" \
-		"/sys/class/net/$dev/statistics/tx_bytes" | awk '{ n += $1 } END { print n }'
+		"/sys/class/net/$dev/statistics/tx_bytes" |
+		awk '{ n += $1 } END { printf "%.0f\n", n }'	# %.0f: mawk prints 5.8e+09
 }
 
 # cpu_per_gib TICKS0 TICKS1 BYTES0 BYTES1: CPU seconds per GiB carried.
