@@ -16,7 +16,7 @@
 #      build/debug/tree and built there against that kernel
 #      (KDIR=/lib/modules/<release>/build), with Linux siw as the peer.
 #   3. tests/run-all.sh runs there with SIW2_VM_KVER=<release> (every
-#      guest boots the debug kernel) and SIW2_VM_TIMEOUT_SCALE (default 4)
+#      guest boots the debug kernel) and SIW2_VM_TIMEOUT_SCALE (default 8)
 #      stretching each case's time budget and the budgets inside it.  Any KASAN, UBSAN, lockdep,
 #      DEBUG_OBJECTS or list report fails its case (tests/vm/vm.sh
 #      KLOG_BAD), and so does a leak kmemleak finds in the scan after each
@@ -80,14 +80,17 @@ fi
 # A report from the debug kernel's own boot (before siw2 is loaded) is
 # shown but not counted (run.sh); the early-boot KASAN report in
 # handle_edge_irq seen under TCG is one.
-export SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-4}
+export SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-8}
 export SIW2_VM_KLOG_FROM_CASE=1
 # Volume, not coverage, is cut where this kernel is too slow for CI's
 # figures: case 69's fuzzer slice (about 1.5 cases/s per lane here, so
 # 1,000 FPDU cases per role and 200 per handshake phase instead of 10,000
 # and 1,000; tools/fuzz-long.sh for more) and case 65's counted run
-# (about 40 Sends/s with every system call traced: 10,000 of 100,000).
-export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000}"
+# (about 40 Sends/s with every system call traced: 10,000 of 100,000), and
+# case 62's perftest matrix (two of its five sizes: 1 octet and 64 KiB,
+# the smallest and one that spans FPDUs), and case 66's atomic counter
+# (5 x 2,000 instead of 5 x 100,000: about 300 atomics/s there).
+export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000 SIW2_DP_SIZES=1,65536 SIW2_EXT_COUNTER_N=2000}"
 {
 	"$TREE/tests/run-all.sh" "$@"
 	echo "# stage kunit-guest: the KUnit suites on $kver"
