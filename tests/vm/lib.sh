@@ -62,6 +62,15 @@ log() {
 	printf '[%9s] %s\n' "$up" "$*"
 }
 
+# knob NAME DEFAULT: a case's setting: the environment's value (the guest's
+# init exports the kernel command line's NAME=VALUE words), else the
+# command line's, else DEFAULT.  Set from the host with SIW2_VM_APPEND.
+knob() {
+	local v=${!1:-}
+	[[ -n $v ]] || v=$(sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" /proc/cmdline)
+	echo "${v:-$2}"
+}
+
 need() {
 	local c
 	for c in "$@"; do

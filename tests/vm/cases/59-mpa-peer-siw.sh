@@ -143,8 +143,10 @@ srv() {
 	local name=$1 rc
 	shift
 	SPORT=$((SPORT + 1))
-	ip netns exec pa timeout 60 "${PEER[@]}" server "$SPORT" --bind "$A" --timestamps "$@" \
-		>"$R/s-$name.out" 2>&1 &
+	# rping's start takes its time on a slow (debug) kernel: the wait for
+	# its connection is stretched as the case's budgets are.
+	ip netns exec pa timeout 60 "${PEER[@]}" server "$SPORT" --bind "$A" --timestamps \
+		--accept-timeout $((30 * ${SIW2_TIMEOUT_SCALE:-1})) "$@" >"$R/s-$name.out" 2>&1 &
 	bg_pid=$!
 	wait_until 20 grep -q listening "$R/s-$name.out" || { cat "$R/s-$name.out"; fail "fake server $name not listening"; }
 	ip netns exec pb timeout 40 rping -c -a "$A" -p "$SPORT" -C 1 -v >"$R/s-$name.rping" 2>&1

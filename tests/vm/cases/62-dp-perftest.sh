@@ -121,13 +121,6 @@ TOOLS_LAT="ib_send_lat ib_write_lat ib_read_lat"
 # shellcheck disable=SC2086
 need rdma ip stdbuf awk $TOOLS_BW $TOOLS_LAT
 
-# knob NAME DEFAULT: the environment's value, else the kernel command
-# line's, else DEFAULT.
-knob() {
-	local v=${!1:-}
-	[[ -n $v ]] || v=$(sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline)
-	echo "${v:-$2}"
-}
 pairs_knob=$(knob SIW2_DP_PAIRS siw2)
 SIZES=$(knob SIW2_DP_SIZES 1,64,4096,65536,1048576)
 SIZES=${SIZES//,/ }

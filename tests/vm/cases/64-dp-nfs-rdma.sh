@@ -69,11 +69,6 @@ source "$SIW2_TOP/tests/vm/lib-nfs.sh"
 need rdma ip mount umount exportfs rpc.mountd sha256sum dd timeout awk
 [[ -x /sbin/mount.nfs || -x /usr/sbin/mount.nfs ]] || fail "mount.nfs missing (nfs-common, tools/install-deps.sh)"
 
-knob() {	# knob NAME DEFAULT
-	local v=${!1:-}
-	[[ -n $v ]] || v=$(sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" /proc/cmdline)
-	echo "${v:-$2}"
-}
 DRV=$(knob SIW2_NFS_DRV siw2)
 V3=$(knob SIW2_NFS_V3 1)
 R=$SIW2_RESULTS

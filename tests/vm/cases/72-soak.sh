@@ -59,17 +59,17 @@ P=/sys/module/siw2/parameters
 [[ -x $SOAK && -x $EXT ]] || fail "siw2_soak or siw2_ext not built (make progs)"
 [[ -f $KX ]] || fail "missing $KX (make ktest)"
 
-# knob NAME DEFAULT: siw2_soak_NAME=N from the kernel command line.
-knob() {
+# soak_knob NAME DEFAULT: siw2_soak_NAME=N from the kernel command line.
+soak_knob() {
 	local v
 	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^siw2_soak_$1=\([0-9][0-9]*\)\$/\1/p" | tail -n1)
 	echo "${v:-$2}"
 }
-SECS=$(knob secs 120)
-FLAP=$(knob flap 20)
-DOWN=$(knob down 4)
-QPS=$(knob qps 8)
-SEED=$(knob seed 17)
+SECS=$(soak_knob secs 120)
+FLAP=$(soak_knob flap 20)
+DOWN=$(soak_knob down 4)
+QPS=$(soak_knob qps 8)
+SEED=$(soak_knob seed 17)
 (( SECS >= 30 && FLAP >= DOWN + 5 && DOWN >= 4 && QPS >= 1 )) ||
 	fail "knobs: secs $SECS (>= 30), flap $FLAP (>= down + 5), down $DOWN (>= 4), qps $QPS"
 log "soak: $SECS s, a flap every $FLAP s for $DOWN s, $QPS QPs, seed $SEED"
