@@ -54,6 +54,19 @@
 #define SIW2_PD_ULP_RCV_MAX	255
 
 /**
+ * struct siw2_cep_frames - what an endpoint reads and writes before RDMA mode
+ * @req: the Request's bytes (later the Read RTR Reply's private data)
+ * @rx: receive buffer for MPA frames and the first FPDU
+ *
+ * Apart from the endpoint: a connection in RDMA mode, which is what a
+ * device holds by the thousand, no longer needs either.
+ */
+struct siw2_cep_frames {
+	u8 req[SIW2_MPA_FRAME_MAX];
+	u8 rx[SIW2_MPA_FRAME_MAX];
+};
+
+/**
  * struct siw2_cep - connection endpoint: one listener or one TCP connection
  * @ref: references: socket callbacks, queued work, armed timer, QP, the
  *	IWCM's provider_data between CONNECT_REQUEST and accept/reject
@@ -84,12 +97,12 @@
  * @qp: the QP, referenced, from iw_connect/iw_accept until close
  * @laddr: local address
  * @raddr: remote address
- * @req: the Request (sent or received); @req.pd points into @req_buf
+ * @req: the Request (sent or received); @req.pd points into @fr->req
  * @rep: active, Read RTR: the Reply, kept for the CONNECT_REPLY; its
- *	private data in @req_buf
- * @req_buf: the Request's bytes
- * @rbuf: receive buffer
- * @rlen: bytes in @rbuf
+ *	private data in @fr->req
+ * @fr: the MPA exchange's frame buffers, NULL for a listener and once the
+ *	connection is in RDMA mode
+ * @rlen: bytes in @fr->rx
  * @rframe: length of the MPA frame being read, once its header is in
  * @conn: what the MPA exchange settled
  * @crc_sent: this side's C flag (CRC applies from the first FPDU on)
@@ -124,8 +137,7 @@ struct siw2_cep {
 	struct sockaddr_storage raddr;
 	struct siw2_mpa_frame req;
 	struct siw2_mpa_frame rep;
-	u8 req_buf[SIW2_MPA_FRAME_MAX];
-	u8 rbuf[SIW2_MPA_FRAME_MAX];
+	struct siw2_cep_frames *fr;
 	size_t rlen;
 	size_t rframe;
 	struct siw2_mpa_conn conn;
@@ -144,7 +156,7 @@ static inline u16 siw2_dev_max_ird(void)
 }
 
 /* siw2_cm.c, for siw2_cm_api.c: endpoint steps the iw_cm glue's calls take */
-struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev);
+struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev, bool frames);
 void siw2_cep_kick(struct siw2_cep *cep, enum siw2_cep_input in);
 bool siw2_cep_step(struct siw2_cep *cep, enum siw2_cep_event ev);
 void siw2_sk_attach(struct siw2_cep *cep, struct socket *sock,
@@ -155,7 +167,9 @@ int siw2_cep_send_reject(struct siw2_cep *cep, const void *pd, u8 len);
 void siw2_cep_upcall(struct siw2_cep *cep, enum iw_cm_event_type type,
 		     int status, const struct siw2_mpa_frame *pd);
 void siw2_cep_drop_cm_id(struct siw2_cep *cep);
-int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev);
+void siw2_cep_established(struct siw2_cep *cep, enum siw2_cep_event ev,
+			  enum iw_cm_event_type type,
+			  const struct siw2_mpa_frame *rep);
 void siw2_cep_close(struct siw2_cep *cep, enum siw2_cep_event ev, int status,
 		    const struct siw2_mpa_frame *rep);
 void siw2_cep_closed(struct siw2_cep *cep, enum siw2_cep_state prev,

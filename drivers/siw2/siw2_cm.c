@@ -52,6 +52,7 @@ static void siw2_cep_release(struct kref *ref)
 	list_del(&cep->dev_entry);
 	spin_unlock_bh(&sdev->cep_lock);
 	mutex_destroy(&cep->lock);
+	kfree(cep->fr);
 	kfree(cep);
 	siw2_obj_put(sdev, SIW2_OBJ_CEP);
 	wake_up_all(&sdev->cep_wait);
@@ -121,17 +122,25 @@ static void siw2_cep_work(struct work_struct *work);
 /**
  * siw2_cep_alloc - a new endpoint in IDLE, on the device's list
  * @sdev: device
+ * @frames: with buffers for an MPA exchange (not for a listener)
  *
  * Return: the endpoint with one reference, or NULL over the endpoint
  * limit or without memory.
  */
-struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev)
+struct siw2_cep *siw2_cep_alloc(struct siw2_device *sdev, bool frames)
 {
 	struct siw2_cep *cep;
 
 	if (siw2_obj_get(sdev, SIW2_OBJ_CEP))
 		return NULL;
 	cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+	if (cep && frames) {
+		cep->fr = kmalloc(sizeof(*cep->fr), GFP_KERNEL);
+		if (!cep->fr) {
+			kfree(cep);
+			cep = NULL;
+		}
+	}
 	if (!cep) {
 		siw2_obj_put(sdev, SIW2_OBJ_CEP);
 		return NULL;
@@ -351,9 +360,9 @@ int siw2_cep_send(struct siw2_cep *cep, const void *buf, size_t len)
 }
 
 /*
- * Read up to @want bytes in total into rbuf, never past them: what
+ * Read up to @want bytes in total into fr->rx, never past them: what
  * follows an MPA frame belongs to the FPDU stream.
- * Return: 0 when rbuf holds @want bytes, -EAGAIN for more to come,
+ * Return: 0 when fr->rx holds @want bytes, -EAGAIN for more to come,
  * -ESHUTDOWN at end of stream, another negative errno on error.
  */
 static int siw2_cep_recv(struct siw2_cep *cep, size_t want)
@@ -363,7 +372,7 @@ static int siw2_cep_recv(struct siw2_cep *cep, size_t want)
 	int rv;
 
 	while (cep->rlen < want) {
-		iov.iov_base = cep->rbuf + cep->rlen;
+		iov.iov_base = cep->fr->rx + cep->rlen;
 		iov.iov_len = want - cep->rlen;
 		rv = kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
 				    MSG_DONTWAIT);
@@ -385,11 +394,12 @@ static void siw2_cep_discard(struct siw2_cep *cep)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	struct kvec iov;
+	u8 sink[256];
 	int i;
 
-	for (i = 0; i < 64; i++) {
-		iov.iov_base = cep->rbuf;
-		iov.iov_len = sizeof(cep->rbuf);
+	for (i = 0; i < 128; i++) {
+		iov.iov_base = sink;
+		iov.iov_len = sizeof(sink);
 		if (kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
 				   MSG_DONTWAIT) <= 0)
 			break;
@@ -620,7 +630,7 @@ static void siw2_cep_read_failed(struct siw2_cep *cep, int rv)
 
 /*
  * Read one MPA Request or Reply. Return: 0 with @f decoded (its private
- * data points into rbuf), -EAGAIN, or another error already handled
+ * data points into fr->rx), -EAGAIN, or another error already handled
  * (the endpoint is closed).
  */
 static int siw2_cep_read_mpa(struct siw2_cep *cep, enum siw2_mpa_kind kind,
@@ -635,7 +645,7 @@ static int siw2_cep_read_mpa(struct siw2_cep *cep, enum siw2_mpa_kind kind,
 			return rv;
 		if (rv)
 			goto failed;
-		err = siw2_mpa_parse_hdr(cep->rbuf, cep->rlen, kind,
+		err = siw2_mpa_parse_hdr(cep->fr->rx, cep->rlen, kind,
 					 &cep->rframe);
 		if (err)
 			goto malformed;
@@ -645,7 +655,7 @@ static int siw2_cep_read_mpa(struct siw2_cep *cep, enum siw2_mpa_kind kind,
 		return rv;
 	if (rv)
 		goto failed;
-	err = siw2_mpa_decode(cep->rbuf, cep->rlen, kind, f);
+	err = siw2_mpa_decode(cep->fr->rx, cep->rlen, kind, f);
 	if (err)
 		goto malformed;
 	return 0;
@@ -723,10 +733,10 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 	rv = siw2_cep_read_mpa(cep, SIW2_MPA_REQUEST, req);
 	if (rv)
 		return;
-	/* Keep the Request: rbuf is reused for the RTR. */
-	memcpy(cep->req_buf, cep->rbuf, cep->rlen);
+	/* Keep the Request: fr->rx is reused for the RTR. */
+	memcpy(cep->fr->req, cep->fr->rx, cep->rlen);
 	if (req->pd)
-		req->pd = cep->req_buf + (req->pd - cep->rbuf);
+		req->pd = cep->fr->req + (req->pd - cep->fr->rx);
 	cep->rlen = 0;
 	cep->rframe = 0;
 
@@ -786,15 +796,19 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 }
 
 /**
- * siw2_cep_rdma_mode - enter RDMA mode: the QP goes to RTS
+ * siw2_cep_established - enter RDMA mode, then tell the IWCM
  * @cep: endpoint, locked, with its QP and negotiated values
  * @ev: the event that completes the exchange
+ * @type: the IWCM event that reports it (CONNECT_REPLY or ESTABLISHED)
+ * @rep: for CONNECT_REPLY, the Reply (its private data may point into
+ *	@cep->fr), else NULL
  *
- * If the QP has gone meanwhile, the connection is aborted instead.
- *
- * Return: 0, or the error from siw2_qp_llp_up().
+ * The QP goes to RTS; if it has gone meanwhile, the connection is aborted
+ * instead. Once the event is out, the MPA frame buffers are freed.
  */
-int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
+void siw2_cep_established(struct siw2_cep *cep, enum siw2_cep_event ev,
+			  enum iw_cm_event_type type,
+			  const struct siw2_mpa_frame *rep)
 {
 	int rv;
 
@@ -804,12 +818,16 @@ int siw2_cep_rdma_mode(struct siw2_cep *cep, enum siw2_cep_event ev)
 	if (rv) {
 		siw2_sk_dp_detach(cep);
 		siw2_cep_close(cep, SIW2_CEV_ABORT, rv, NULL);
-		return rv;
+		return;
 	}
 	siw2_cep_step(cep, ev);
 	trace_siw2_cep_conn(cep->id, cep->active, &cep->conn,
 			    siw2_conn_fenced(&cep->conn, cep->active));
-	return 0;
+	siw2_cep_upcall(cep, type, 0, rep);
+	kfree(cep->fr);
+	cep->fr = NULL;
+	cep->rlen = 0;
+	cep->rframe = 0;
 }
 
 /**
@@ -831,7 +849,7 @@ static void siw2_cep_read_rtr(struct siw2_cep *cep, bool initiator)
 
 	rv = siw2_cep_recv(cep, SIW2_MPA_HDR_LEN);
 	if (!rv) {
-		ulpdu = get_unaligned_be16(cep->rbuf);
+		ulpdu = get_unaligned_be16(cep->fr->rx);
 		fpdu = SIW2_MPA_HDR_LEN + ulpdu + siw2_mpa_pad(ulpdu) +
 		       SIW2_MPA_CRC_LEN;
 		if (fpdu > SIW2_FPDU_RTR_MAX) {
@@ -850,12 +868,12 @@ static void siw2_cep_read_rtr(struct siw2_cep *cep, bool initiator)
 		siw2_cep_read_failed(cep, rv);
 		return;
 	}
-	if (siw2_fpdu_check(cep->rbuf, cep->rlen, cep->conn.crc, &fpdu)) {
+	if (siw2_fpdu_check(cep->fr->rx, cep->rlen, cep->conn.crc, &fpdu)) {
 		siw2_cep_mpa_error(cep, SIW2_TERM_MPA_CRC, cep->conn.crc,
 				   -EPROTO);
 		return;
 	}
-	kind = siw2_fpdu_classify_rtr(cep->rbuf, cep->rlen, &stag, &to);
+	kind = siw2_fpdu_classify_rtr(cep->fr->rx, cep->rlen, &stag, &to);
 	cep->rlen = 0;
 	if (initiator)
 		want = SIW2_FPDU_READ_RESP0;
@@ -870,9 +888,8 @@ static void siw2_cep_read_rtr(struct siw2_cep *cep, bool initiator)
 		return;
 	}
 	if (initiator) {
-		if (!siw2_cep_rdma_mode(cep, SIW2_CEV_RRESP))
-			siw2_cep_upcall(cep, IW_CM_EVENT_CONNECT_REPLY, 0,
-					&cep->rep);
+		siw2_cep_established(cep, SIW2_CEV_RRESP,
+				     IW_CM_EVENT_CONNECT_REPLY, &cep->rep);
 		return;
 	}
 	if (kind == SIW2_FPDU_READ_RTR) {
@@ -886,8 +903,7 @@ static void siw2_cep_read_rtr(struct siw2_cep *cep, bool initiator)
 			return;
 		}
 	}
-	if (!siw2_cep_rdma_mode(cep, SIW2_CEV_RTR))
-		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
+	siw2_cep_established(cep, SIW2_CEV_RTR, IW_CM_EVENT_ESTABLISHED, NULL);
 }
 
 /**
@@ -920,7 +936,7 @@ static void siw2_cep_got_rresp(struct siw2_cep *cep)
 static void siw2_cep_tcp_up(struct siw2_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
-	u8 *buf = cep->req_buf;
+	u8 *buf = cep->fr->req;
 	int rv, len;
 
 	switch (READ_ONCE(sk->sk_state)) {
@@ -1028,21 +1044,21 @@ static void siw2_cep_got_reply(struct siw2_cep *cep)
 		}
 		if (conn.rtr == SIW2_RTR_READ) {
 			/*
-			 * Established once the Read Response is in; rbuf will
-			 * hold it, so keep the Reply's private data for the
-			 * CONNECT_REPLY (req_buf is free once the Request went).
+			 * Established once the Read Response is in; fr->rx
+			 * will hold it, so keep the Reply's private data for
+			 * the CONNECT_REPLY (fr->req is free once the Request
+			 * went).
 			 */
 			if (rep.pd_len)
-				memcpy(cep->req_buf, rep.pd, rep.pd_len);
+				memcpy(cep->fr->req, rep.pd, rep.pd_len);
 			cep->rep = rep;
-			cep->rep.pd = rep.pd_len ? cep->req_buf : NULL;
+			cep->rep.pd = rep.pd_len ? cep->fr->req : NULL;
 			siw2_cep_step(cep, SIW2_CEV_REP_READ_RTR);
 			siw2_cep_kick(cep, SIW2_CEPI_READ);
 			return;
 		}
 	}
-	if (!siw2_cep_rdma_mode(cep, SIW2_CEV_REP))
-		siw2_cep_upcall(cep, IW_CM_EVENT_CONNECT_REPLY, 0, &rep);
+	siw2_cep_established(cep, SIW2_CEV_REP, IW_CM_EVENT_CONNECT_REPLY, &rep);
 }
 
 /* ---- RDMA mode and teardown ---- */
@@ -1101,7 +1117,7 @@ static void siw2_cep_shutdown(struct siw2_cep *cep)
  */
 static void siw2_cep_accept_one(struct siw2_cep *l, struct socket *s)
 {
-	struct siw2_cep *cep = siw2_cep_alloc(l->sdev);
+	struct siw2_cep *cep = siw2_cep_alloc(l->sdev, true);
 
 	if (!cep) {
 		/*

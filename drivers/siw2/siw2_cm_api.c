@@ -195,7 +195,7 @@ static int siw2_cep_bind_qp(struct siw2_cep *cep, struct siw2_qp *qp)
 
 /**
  * siw2_cep_build_request - encode the active side's MPA Request
- * @cep: endpoint, locked; the Request goes to @cep->req and @cep->req_buf
+ * @cep: endpoint, locked; the Request goes to @cep->req and @cep->fr->req
  * @o: the offer (siw2_cm_check_offer() passed)
  *
  * Built at once, so the ULP's private data need not be kept. Only Rev 2
@@ -223,7 +223,7 @@ static int siw2_cep_build_request(struct siw2_cep *cep,
 	req->ord = o->ord;
 	req->pd = o->pd;
 	req->pd_len = o->pd_len;
-	len = siw2_mpa_encode(req, cep->req_buf, sizeof(cep->req_buf));
+	len = siw2_mpa_encode(req, cep->fr->req, sizeof(cep->fr->req));
 	req->pd = NULL;
 	if (len < 0)
 		return len;
@@ -265,7 +265,7 @@ int siw2_cm_connect(struct iw_cm_id *id, const struct sockaddr_storage *laddr,
 	if (!qp)
 		return -EINVAL;
 
-	cep = siw2_cep_alloc(sdev);
+	cep = siw2_cep_alloc(sdev, true);
 	if (!cep)
 		return -ENOMEM;
 	rv = siw2_sock_create(sdev, laddr->ss_family, v6only, &s);
@@ -401,8 +401,9 @@ int siw2_cm_accept(struct siw2_cep *cep, struct iw_cm_id *id,
 		/* MPA2-P2P: nothing is sent before the RTR arrives. */
 		siw2_cep_step(cep, SIW2_CEV_ULP_ACCEPT_P2P);
 		siw2_cep_kick(cep, SIW2_CEPI_READ);
-	} else if (!siw2_cep_rdma_mode(cep, SIW2_CEV_ULP_ACCEPT)) {
-		siw2_cep_upcall(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL);
+	} else {
+		siw2_cep_established(cep, SIW2_CEV_ULP_ACCEPT,
+				     IW_CM_EVENT_ESTABLISHED, NULL);
 	}
 	rv = 0;
 	goto out;
@@ -486,7 +487,7 @@ struct siw2_cep *siw2_cm_listen(struct iw_cm_id *id,
 	alen = siw2_cm_addr_len(addr);
 	if (alen < 0)
 		return ERR_PTR(alen);
-	cep = siw2_cep_alloc(sdev);
+	cep = siw2_cep_alloc(sdev, false);
 	if (!cep)
 		return ERR_PTR(-ENOMEM);
 	if (dormant) {

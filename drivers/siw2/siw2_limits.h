@@ -63,6 +63,19 @@
 #define SIW2_RING_STRIDE_MAX	(64 + SIW2_MAX_INLINE)
 
 /*
+ * A user QP's queues are its rings; the kernel copies (and checks) ring
+ * entries into a window of at most this many, and the rest wait in the
+ * ring until the window has room. Send entries stay in the window until
+ * they complete, so the send window bounds what is in flight (Reads and
+ * Atomics awaiting their Responses, with the ORD); 16 is more than the
+ * TX engine keeps in flight at the message rates measured here
+ * (Documentation/performance.md). Receive entries leave the window when a
+ * message takes them: their window is a staging area.
+ */
+#define SIW2_SQ_WINDOW		16
+#define SIW2_RQ_WINDOW		8
+
+/*
  * IRD/ORD: RFC 6581 carries them in 14 bits, but the IWCM reports them
  * to ULPs in u8 fields (struct iw_cm_event), hence <= 255 (DIGEST DEC-2).
  */

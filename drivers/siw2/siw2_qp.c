@@ -353,16 +353,22 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 			attr->cap.max_recv_wr =
 				siw2_ring_slots(attr->cap.max_recv_wr);
 	}
-	rv = siw2_wq_init(&qp->sq, attr->cap.max_send_wr,
+	/* A ring QP's kernel queues are windows onto its rings. */
+	rv = siw2_wq_init(&qp->sq, rings ? min(attr->cap.max_send_wr,
+					       SIW2_SQ_WINDOW) :
+					   attr->cap.max_send_wr,
 			  siw2_sqe_size(attr->cap.max_send_sge));
 	if (!rv)
-		rv = siw2_wq_init(&qp->rq, attr->cap.max_recv_wr,
+		rv = siw2_wq_init(&qp->rq, rings ? min(attr->cap.max_recv_wr,
+						       SIW2_RQ_WINDOW) :
+						   attr->cap.max_recv_wr,
 				  siw2_rqe_size(attr->cap.max_recv_sge));
 	if (rv)
 		goto err_wq;
 	rv = -ENOMEM;
 	if (attr->cap.max_inline_data) {
-		qp->sq_inline = kvcalloc(attr->cap.max_send_wr,
+		/* By send queue slot: inline data is copied into the window. */
+		qp->sq_inline = kvcalloc(qp->sq.size,
 					 attr->cap.max_inline_data, GFP_KERNEL);
 		if (!qp->sq_inline)
 			goto err_wq;
@@ -403,8 +409,8 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	ibqp->qp_num = qpn;
 
 	resp.qp_id = qpn;
-	resp.num_sqe = qp->sq.size;
-	resp.num_rqe = qp->rq.size;
+	resp.num_sqe = qp->cap.max_send_wr;
+	resp.num_rqe = qp->cap.max_recv_wr;
 	rv = siw2_udata_respond(udata, &resp, sizeof(resp));
 	if (rv)
 		goto err_xa;

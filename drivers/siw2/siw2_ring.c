@@ -287,17 +287,17 @@ int siw2_qp_rings_create(struct siw2_qp *qp, struct siw2_ucontext *uctx,
 	BUILD_BUG_ON(64 + SIW2_MAX_SGE * sizeof(struct siw2_ring_sge) >
 		     SIW2_RING_STRIDE_MAX);
 
-	r = siw2_ring_create(&uctx->base, qp->sq.size, stride);
+	r = siw2_ring_create(&uctx->base, qp->cap.max_send_wr, stride);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	siw2_wq_attach_ring(&qp->sq, r, siw2_sq_fill);
 	resp->sq_stride = stride;
 	resp->sq_offset = siw2_ring_offset(r);
 	resp->max_inline = qp->cap.max_inline_data;
-	if (!qp->rq.size)
+	if (!qp->cap.max_recv_wr)
 		return 0;
 	stride = siw2_rq_stride(qp->cap.max_recv_sge);
-	r = siw2_ring_create(&uctx->base, qp->rq.size, stride);
+	r = siw2_ring_create(&uctx->base, qp->cap.max_recv_wr, stride);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	siw2_wq_attach_ring(&qp->rq, r, siw2_rq_fill);

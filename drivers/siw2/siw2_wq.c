@@ -8,7 +8,9 @@
  * A user queue is fed from its ring (siw2_ring.c): siw2_wq_pull() copies
  * each entry the process published, checks the copy and queues it; the
  * ring's consumer index follows the entries retired (siw2_wq_pop()), so
- * the process never has more work outstanding than the queue holds.
+ * the process never has more work outstanding than the ring holds. The
+ * queue may be smaller than its ring (a window, SIW2_SQ_WINDOW): what
+ * does not fit waits in the ring, which already holds it.
  */
 
 #include <linux/slab.h>
@@ -153,6 +155,9 @@ void siw2_wq_attach_ring(struct siw2_wq *wq, struct siw2_ring *r,
  * siw2_wq_pull - queue the entries the process has published in its ring
  * @wq: queue (lock held)
  *
+ * Takes as many as the queue has room for; the rest stay in the ring
+ * for a later pull.
+ *
  * Return: the number of entries queued, or -EPROTO when the process
  * published more entries than its ring holds (the ring is then ignored
  * from here on; the caller fails the queue's owner).
@@ -169,11 +174,16 @@ int siw2_wq_pull(struct siw2_wq *wq)
 		return 0;
 	/* The index before the entries (pairs with the process's release). */
 	prod = smp_load_acquire(&r->ctl->prod);
-	n = prod - wq->ring_next;
-	if (n > wq->size - wq->count) {
+	/*
+	 * Taken or waiting, never more than the ring's slots; and never
+	 * behind what was already taken.
+	 */
+	if (prod - wq->ring_cons > r->slots ||
+	    prod - wq->ring_cons < wq->ring_next - wq->ring_cons) {
 		wq->ring_dead = true;
 		return -EPROTO;
 	}
+	n = min(prod - wq->ring_next, wq->size - wq->count);
 	for (i = 0; i < n; i++) {
 		/* Checked and used as copied: the process may rewrite it. */
 		memcpy(buf, siw2_ring_at(r, wq->ring_next++), r->stride);
