@@ -37,7 +37,12 @@
 #                            (rdma resource show cm_id; the listener is
 #                            visible from every namespace)
 #   wait_cm_listen PORT [SECS]   wait up to SECS (default 20) for
-#                            cm_listening PORT; return 1 on timeout
+#                            cm_listening PORT; return 1 on timeout.  Not
+#                            a readiness check for a client's connect:
+#                            rdma_listen() puts the id in LISTEN before the
+#                            iWARP driver's TCP socket listens, and a
+#                            connect in between is refused (a debug kernel
+#                            made case 52 fail so); use wait_tcp_listen
 
 siw_peer_ko() {
 	local kver cand owner home

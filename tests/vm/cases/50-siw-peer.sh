@@ -43,9 +43,9 @@
 #  - "iwpm_register_pid: Unable to send a nlmsg (client = 2)" appears in the
 #    kernel log on the first rdma_cm use: no iwpmd runs; harmless (siw
 #    needs no port mapper).
-#  - Listeners are visible from the initial namespace in
-#    "rdma resource show cm_id" (state LISTEN, src-addr ADDR:PORT): that is
-#    the readiness check (lib-peer.sh wait_cm_listen).
+#  - A server is ready when its TCP socket listens (lib-peer.sh
+#    wait_tcp_listen), not when "rdma resource show cm_id" shows its id in
+#    LISTEN: rdma_listen() sets that state before the driver listens.
 # timeout: 400
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
@@ -97,7 +97,7 @@ log "rping"
 # rping_try PORT: one client/server run; sets rc and src.
 rping_try() {
 	srv_start rping-s rping -s -a "$SRV" -p "$1" -S 1000 -v -V
-	wait_cm_listen "$1" || { show rping-s; fail "rping server not listening"; }
+	wait_tcp_listen "$srv_pid" "$1" || { show rping-s; fail "rping server not listening"; }
 	ip netns exec pb timeout 60 rping -c -a "$SRV" -p "$1" -S 1000 -C 20 -v -V >"$R/rping-c" 2>"$R/rping-c.err"
 	rc=$?
 	if ! wait_until 30 eval '! srv_alive'; then
@@ -140,7 +140,7 @@ log "ucmatose"
 # ucmatose_try PORT: one server/client run; sets rc and src.
 ucmatose_try() {
 	srv_start ucmatose-s ucmatose -b "$SRV" -p "$1" -c 2 -C 10
-	wait_cm_listen "$1" || { show ucmatose-s; fail "ucmatose server not listening"; }
+	wait_tcp_listen "$srv_pid" "$1" || { show ucmatose-s; fail "ucmatose server not listening"; }
 	ip netns exec pb timeout 60 ucmatose -s "$SRV" -p "$1" -c 2 -C 10 >"$R/ucmatose-c" 2>"$R/ucmatose-c.err"
 	rc=$?
 	wait_until 30 eval '! srv_alive' || { show ucmatose-s; fail "ucmatose server did not exit"; }
@@ -176,7 +176,7 @@ log "ucmatose ok"
 # --- cmtime: the server never exits by itself (see above).
 log "cmtime"
 srv_start cmtime-s cmtime -b "$SRV" -p 7472
-wait_cm_listen 7472 || { show cmtime-s; fail "cmtime server not listening"; }
+wait_tcp_listen "$srv_pid" 7472 || { show cmtime-s; fail "cmtime server not listening"; }
 ip netns exec pb timeout 120 cmtime -s "$SRV" -p 7472 -c 50 >"$R/cmtime-c" 2>"$R/cmtime-c.err"
 rc=$?
 show cmtime-c

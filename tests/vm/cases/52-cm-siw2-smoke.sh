@@ -46,7 +46,7 @@ pair() {
 	local name=$1 n=$2 rc src
 	log "$name: ucmatose, 2 connections, no messages"
 	srv_start ucmatose-s-$name ucmatose -b "$SRV" -p 7471 -c 2 -C 0
-	wait_cm_listen 7471 || { show ucmatose-s-$name; fail "$name: ucmatose server not listening"; }
+	wait_tcp_listen "$srv_pid" 7471 || { show ucmatose-s-$name; fail "$name: ucmatose server not listening"; }
 	ip netns exec pb timeout 60 ucmatose -s "$SRV" -p 7471 -c 2 -C 0 >"$R/ucmatose-c-$name" 2>"$R/ucmatose-c-$name.err"
 	rc=$?
 	wait_until 30 eval '! srv_alive' || { show ucmatose-s-$name; show ucmatose-c-$name; cat /sys/kernel/debug/siw2/*/connections; fail "$name: ucmatose server did not exit"; }
@@ -59,7 +59,7 @@ pair() {
 
 	log "$name: cmtime, $n connections"
 	srv_start cmtime-s-$name cmtime -b "$SRV" -p 7472
-	wait_cm_listen 7472 || { show cmtime-s-$name; fail "$name: cmtime server not listening"; }
+	wait_tcp_listen "$srv_pid" 7472 || { show cmtime-s-$name; fail "$name: cmtime server not listening"; }
 	ip netns exec pb timeout 120 cmtime -s "$SRV" -p 7472 -c "$n" >"$R/cmtime-c-$name" 2>"$R/cmtime-c-$name.err"
 	rc=$?
 	grep -E '^(connect|disconnect) ' "$R/cmtime-c-$name" | sed "s/^/  $name: /"
@@ -90,7 +90,7 @@ time.sleep(60)' "$port" >"$R/$name.holder" 2>&1 &
 			{ cat "$R/$name.holder"; fail "$name: port holder did not bind $port"; }
 	fi
 	srv_start "$name-s" "$SIW2_PROGS/siw2_cmtest" -s -a "$SRV" -p 7473 --print-addr
-	wait_cm_listen 7473 || { show "$name-s"; fail "$name: siw2_cmtest server not listening"; }
+	wait_tcp_listen "$srv_pid" 7473 || { show "$name-s"; fail "$name: siw2_cmtest server not listening"; }
 	ip netns exec pb timeout 60 "$SIW2_PROGS/siw2_cmtest" -a "$SRV" -p 7473 \
 		--src-port "$port" --print-addr >"$R/$name-c" 2>"$R/$name-c.err"
 	rc=$?

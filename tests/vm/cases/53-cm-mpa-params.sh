@@ -43,7 +43,7 @@ connect() {
 	: >"$T/trace"
 	ip netns exec pa timeout 60 ucmatose -b "$SRV" -p 7471 -c 1 -C 0 >"$R/$name-s" 2>&1 &
 	pid=$!
-	wait_cm_listen 7471 || { cat "$R/$name-s"; fail "$name: server not listening"; }
+	wait_tcp_listen "$pid" 7471 || { cat "$R/$name-s"; fail "$name: server not listening"; }
 	ip netns exec pb timeout 60 ucmatose -s "$SRV" -p 7471 -c 1 -C 0 >"$R/$name-c" 2>&1
 	rc=$?
 	wait "$pid"

@@ -105,7 +105,7 @@ has() {
 CPORT=7180
 ip netns exec pa timeout 170 rping -s -P -a "$A" -p "$CPORT" >"$R/rping-s.out" 2>&1 &
 bg_pid=$!
-wait_cm_listen "$CPORT" || fail "rping -s not listening"
+wait_tcp_listen "$bg_pid" "$CPORT" || fail "rping -s not listening"
 
 # cli NAME ARGS...: fake Initiator in pb, must succeed; output in $R/c-NAME.out
 cli() {
