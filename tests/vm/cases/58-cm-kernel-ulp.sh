@@ -46,6 +46,12 @@ T=/sys/kernel/tracing
 K4=198.18.40.1 U4=198.18.40.2 K6=fd00:40::1 U6=fd00:40::2
 
 siw2_load
+# On a slower (debug) kernel the bounds stretch together: the MPA step
+# timer that rows d-d4 must beat, the limits they are held to, and the
+# kernel module's own waits.
+SCALE=${SIW2_TIMEOUT_SCALE:-1}
+(( SCALE > 1 )) && echo $((10000 * SCALE)) >/sys/module/siw2/parameters/mpa_timeout_ms
+RMMOD_LIMIT=$((8000 * SCALE)) DEL_LIMIT=$((10000 * SCALE)) KT_TMO=$((60000 * SCALE))
 
 # ---------------------------------------------------------------- topology
 ip netns add pa || fail "ip netns add pa"
@@ -199,7 +205,7 @@ row_kserver() {
 	CUR=$name
 	read -ra ca <<<"$cargs"
 	# shellcheck disable=SC2086
-	kt_load mode=server port="$port" count="$n" timeout_ms=60000 $kp || return
+	kt_load mode=server port="$port" count="$n" timeout_ms="$KT_TMO" $kp || return
 	wait_until 20 eval 'kt_phase_is listening || kt_phase_is "done"'
 	kt_phase_is listening || { bad "kernel server not listening: $(kt result)"; kt_unload; return; }
 	t0=${EPOCHREALTIME/./}
@@ -243,10 +249,10 @@ rmmod_timed() {
 CUR=d
 bg_start d.peer "${PEER[@]}" server 7606 --bind "$U4" --scenario silence --timeout 60
 wait_until 20 eval "grep -q '^listening' '$R/d.peer' || ! bg_alive"
-if kt_load mode=client addr="$U4" port=7606 timeout_ms=60000; then
+if kt_load mode=client addr="$U4" port=7606 timeout_ms="$KT_TMO"; then
 	if wait_until 20 eval "grep -q 'not replying' '$R/d.peer' && kt_phase_is connecting"; then
 		grep -E 'AWAIT_REP|await' /sys/kernel/debug/siw2/s2k/connections >>"$R/d.kt"
-		rmmod_timed 8000
+		rmmod_timed "$RMMOD_LIMIT"
 		log "d: rmmod in AWAIT_REP took $RMMOD_MS ms"
 	else
 		show d.peer
@@ -260,11 +266,11 @@ clean
 # d2: the client waits in CONNECTING: its SYNs go to a MAC nobody has.
 CUR=d2
 ip neigh replace 198.18.40.9 lladdr 02:00:00:00:40:09 dev k0 nud permanent || bad "static neighbour"
-if kt_load mode=client addr=198.18.40.9 port=7607 timeout_ms=60000; then
+if kt_load mode=client addr=198.18.40.9 port=7607 timeout_ms="$KT_TMO"; then
 	if wait_until 20 kt_phase_is connecting; then
 		sleep 1
 		cat /sys/kernel/debug/siw2/s2k/connections >>"$R/d2.kt"
-		rmmod_timed 8000
+		rmmod_timed "$RMMOD_LIMIT"
 		log "d2: rmmod in CONNECTING took $RMMOD_MS ms"
 	else
 		bad "client not connecting (phase '$(kt phase)', result '$(kt result)')"
@@ -276,13 +282,13 @@ clean
 
 # d3: the kernel server listens; a TCP peer connected and sent nothing.
 CUR=d3
-if kt_load mode=server addr="$K4" port=7608 timeout_ms=60000; then
+if kt_load mode=server addr="$K4" port=7608 timeout_ms="$KT_TMO"; then
 	wait_until 20 eval 'kt_phase_is listening || kt_phase_is "done"'
 	bg_start d3.peer "${PEER[@]}" client "$K4" 7608 --scenario silence --timeout 60
 	if wait_until 20 eval "grep -q '^connected' '$R/d3.peer' && kt_phase_is listening"; then
 		sleep 1
 		cat /sys/kernel/debug/siw2/s2k/connections >>"$R/d3.kt"
-		rmmod_timed 8000
+		rmmod_timed "$RMMOD_LIMIT"
 		log "d3: rmmod with a peer in AWAIT_REQ took $RMMOD_MS ms"
 	else
 		show d3.peer
@@ -296,12 +302,12 @@ clean
 # d4: the kernel server holds an established connection (mpa_peer.py
 # client, --hold): rmmod aborts it.
 CUR=d4
-if kt_load mode=server addr="$K4" port=7610 count=2 timeout_ms=60000; then
+if kt_load mode=server addr="$K4" port=7610 count=2 timeout_ms="$KT_TMO"; then
 	wait_until 20 eval 'kt_phase_is listening || kt_phase_is "done"'
 	bg_start d4.peer "${PEER[@]}" client "$K4" 7610 --ird 1 --ord 1 --hold 60 --timeout 60
 	if wait_until 20 eval "grep -q 'holding' '$R/d4.peer' && grep -q ' RDMA ' /sys/kernel/debug/siw2/s2k/connections"; then
 		cat /sys/kernel/debug/siw2/s2k/connections >>"$R/d4.kt"
-		rmmod_timed 8000
+		rmmod_timed "$RMMOD_LIMIT"
 		log "d4: rmmod with an established connection took $RMMOD_MS ms"
 	else
 		show d4.peer
@@ -314,7 +320,7 @@ clean
 
 # e: device removal under a listening kernel server holding a connection.
 CUR=e
-if kt_load mode=server addr="$K4" port=7609 count=2 timeout_ms=60000; then
+if kt_load mode=server addr="$K4" port=7609 count=2 timeout_ms="$KT_TMO"; then
 	wait_until 20 eval 'kt_phase_is listening || kt_phase_is "done"'
 	bg_start e.peer "${PEER[@]}" client "$K4" 7609 --ird 1 --ord 1 --hold 60 --timeout 60
 	if wait_until 20 eval "grep -q 'holding' '$R/e.peer' && grep -q ' RDMA ' /sys/kernel/debug/siw2/s2k/connections"; then
@@ -325,7 +331,7 @@ if kt_load mode=server addr="$K4" port=7609 count=2 timeout_ms=60000; then
 		ms=$(ms_since "$t0")
 		echo "rdma link delete rc $rc after $ms ms" >>"$R/e.kt"
 		(( rc == 0 )) || bad "rdma link delete s2k rc $rc after $ms ms"
-		(( ms < 10000 )) || bad "rdma link delete s2k took $ms ms"
+		(( ms < DEL_LIMIT )) || bad "rdma link delete s2k took $ms ms (limit $DEL_LIMIT)"
 		kt_finish 30
 		res=$KT_RES
 		[[ $res == "fail: DEVICE_REMOVAL of s2k"* ]] ||
