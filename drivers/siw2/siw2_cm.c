@@ -795,6 +795,27 @@ static void siw2_cep_got_request(struct siw2_cep *cep)
 	}
 }
 
+/*
+ * TCP keepalive on a connection in RDMA mode. A peer whose socket went
+ * while nothing could reach this side (the link down, or its RST lost)
+ * leaves this side's TCP with nothing to retransmit: a Requester waiting
+ * for a Read Response, or any QP waiting for a message, would wait
+ * forever. A probe draws the peer's RST, which fails the QP and flushes
+ * its work requests. A soak with link flaps found this (72-soak.sh;
+ * 73-half-open.sh is its test).
+ */
+static void siw2_sk_keepalive(struct sock *sk)
+{
+	unsigned int idle = READ_ONCE(siw2_keepalive_s);
+
+	if (!idle)
+		return;
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, idle);
+	tcp_sock_set_keepintvl(sk, max(idle / 3, 1U));
+	tcp_sock_set_keepcnt(sk, 3);
+}
+
 /**
  * siw2_cep_established - enter RDMA mode, then tell the IWCM
  * @cep: endpoint, locked, with its QP and negotiated values
@@ -812,6 +833,7 @@ void siw2_cep_established(struct siw2_cep *cep, enum siw2_cep_event ev,
 {
 	int rv;
 
+	siw2_sk_keepalive(cep->sock->sk);
 	/* Before the QP's engines run: their socket callbacks must reach them. */
 	siw2_sk_dp_attach(cep, cep->qp);
 	rv = siw2_qp_llp_up(cep->qp, cep, &cep->conn, cep->sock, cep->active);

@@ -163,6 +163,8 @@ SIW2_PARAM_BITS(mpa_caps, 0x6, 0, 0x6, 0644,
 		"Private MPA Rev 2 capability bits advertised: 0x4 RDMAP v2, 0x2 RDMA Commit");
 SIW2_PARAM_RANGE(mpa_timeout_ms, 10000, 100, 600000, 0644,
 		 "Limit on each connection setup or close step, in ms");
+SIW2_PARAM_RANGE(keepalive_s, 30, 0, 32767, 0644,
+		 "seconds a connection in RDMA mode may receive nothing before TCP keepalive probes the peer (3 probes, a third of this apart); 0: off; read when a connection enters RDMA mode");
 
 /* The data path. */
 SIW2_PARAM_ONOFF(user_rings, true, 0644,

@@ -31,6 +31,7 @@ extern bool siw2_peer_to_peer;
 extern unsigned int siw2_rtr_forms;
 extern unsigned int siw2_mpa_caps;
 extern unsigned int siw2_mpa_timeout_ms;
+extern unsigned int siw2_keepalive_s;
 
 /* The data path. */
 extern bool siw2_user_rings;
