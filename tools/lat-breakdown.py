@@ -15,6 +15,8 @@ to the layer that spent it:
                               Receive, Read, atomics, Commit)
   bell    sys_enter write()   the provider rang the send queue doorbell
           or ioctl()
+  drv     kprobe siw2_bell    uverbs called siw2_post_send() (only when
+                              lat-breakdown.sh ran with LB_DRV=1)
   send    sys_enter sendto()  sockperf sent (TCP)
   recv    sys_exit recvfrom() sockperf's receive returned data (TCP)
 
@@ -56,13 +58,16 @@ PRED = {
     'cqe': ('rx',),
     'recv': ('nrx',),
     'bell': ('cqe', 'rx'),
-    'tx': ('bell', 'cqe', 'rx'),
+    'drv': ('bell',),
+    'tx': ('drv', 'bell', 'cqe', 'rx'),
     'send': ('recv',),
 }
 
 # The order a report lists intervals in, and what each one covers.
 WHAT = {
     'bell>tx': 'doorbell system call to FPDU framed (siw2 TX, poster context)',
+    'bell>drv': 'doorbell system call to siw2_post_send() (entry, uverbs)',
+    'drv>tx': 'siw2_post_send() to FPDU framed (siw2 TX, poster context)',
     'cqe>tx': 'completion to next FPDU framed without a doorbell (user poll + post, engine)',
     'rx>tx': 'placed to next FPDU framed (write_lat: user polls memory, posts; read_lat server: kernel answers)',
     'tx>xmit': 'FPDU framed to packet out of veth (CRC, TCP/IP send)',
@@ -96,6 +101,8 @@ def parse(path):
             elif ev == 'siw2_dp_cqe':
                 if kv.get('opcode') in ARRIVAL_WC:
                     stage = 'cqe'
+            elif ev == 'siw2_bell':
+                stage = 'drv'
             elif ev == 'net_dev_xmit':
                 stage = 'xmit'
             elif ev == 'netif_receive_skb':

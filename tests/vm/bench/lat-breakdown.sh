@@ -23,6 +23,9 @@
 #   LB_TOOLS  what to run ("ib_send_lat ib_write_lat ib_read_lat sockperf")
 #   LB_ITERS  perftest iterations (3000); sockperf runs LB_SECS (3) s
 #   LB_SIZE   message size (64)
+#   LB_DRV    1: a kprobe event at siw2_post_send() splits the doorbell
+#             into the system call with uverbs' dispatch and siw2's part
+#             (one more event per message: its cost lands in both)
 # Use thread=multi: with thread=single a busy-polling process holds both
 # vCPUs until the next tick.  Traces and tables stay in the results
 # directory (TOOL.trace, TOOL.md, TOOL.plain, TOOL.traced).
@@ -61,6 +64,12 @@ trace_on() {
 		for e in siw2_dp_tx_fpdu siw2_dp_rx_seg siw2_dp_cqe; do
 			echo 1 >"$T/events/siw2/$e/enable" || fail "enable $e"
 		done
+		if [[ ${LB_DRV:-0} == 1 ]]; then
+			[[ -d $T/events/kprobes/siw2_bell ]] ||
+				echo 'p:siw2_bell siw2_post_send' >>"$T/kprobe_events" ||
+				fail "kprobe siw2_post_send"
+			echo 1 >"$T/events/kprobes/siw2_bell/enable" || fail "enable siw2_bell"
+		fi
 	else
 		echo 'id == 44' >"$T/events/raw_syscalls/sys_enter/filter"
 		echo 'id == 45 && ret > 0' >"$T/events/raw_syscalls/sys_exit/filter"
