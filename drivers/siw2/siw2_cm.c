@@ -846,6 +846,9 @@ void siw2_cep_established(struct siw2_cep *cep, enum siw2_cep_event ev,
 	trace_siw2_cep_conn(cep->id, cep->active, &cep->conn,
 			    siw2_conn_fenced(&cep->conn, cep->active));
 	siw2_cep_upcall(cep, type, 0, rep);
+	/* Nothing may point into the buffers once they are gone. */
+	cep->req.pd = NULL;
+	cep->rep.pd = NULL;
 	kfree(cep->fr);
 	cep->fr = NULL;
 	cep->rlen = 0;
