@@ -48,6 +48,7 @@ PKGS=(
 BENCH_PKGS=(
 	sockperf		# TCP ping-pong latency (iperf3 is in PKGS)
 	gnuplot-nox		# bandwidth.png, latency.png
+	linux-perf		# tests/vm/bench/profile.sh: CPU profile in the guest
 )
 
 # Only "make check-fresh" needs these (tools/check-fresh.sh), on the host
