@@ -46,9 +46,9 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak
+.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak
 
-all: module ktest provider progs pmlog
+all: module ktest provider progs pmlog rpcrdma
 
 NEED_KDIR = @test -d "$(KDIR)" || { echo "KDIR not found: install linux-headers-6.12-amd64 (tools/install-deps.sh) or set KDIR=" >&2; exit 1; }
 
@@ -72,6 +72,10 @@ progs: provider
 # tools/pmlog/siw2-pmlog: RDMA Commit against Write + Send on a remote log.
 pmlog: provider
 	$(MAKE) -C tools/pmlog
+
+# tools/rpcrdma: RPC-over-RDMA Versions 1 and 2 in user space (issue 19).
+rpcrdma:
+	$(MAKE) -C tools/rpcrdma
 
 # Debian's headers ask for module signing but carry no key; the module is
 # installed unsigned (signatures are not enforced), so skip the attempt.
@@ -161,3 +165,4 @@ clean:
 	-$(MAKE) -C userspace-provider clean
 	-$(MAKE) -C tests/progs clean
 	-$(MAKE) -C tools/pmlog clean
+	-$(MAKE) -C tools/rpcrdma clean

@@ -59,6 +59,8 @@ host_test ext-peer-selftest python3 -S tests/progs/ext_peer.py selftest
 # The pure protocol code under libFuzzer, ASan and UBSan: 100000 inputs
 # from seed 1, a few seconds (make fuzz-lib runs longer).
 host_test libfuzzer-slice tests/fuzz/run.sh --runs 100000 --seed 1
+# The RPC-over-RDMA transport header codec under ASan and UBSan.
+host_test rpcrdma-xdr make -s -C tools/rpcrdma check
 
 # Expected number of results per stage (tests/expected-counts): a case
 # file or KUnit suite that goes missing must fail the run, not only lower
