@@ -16,7 +16,8 @@
 #
 # Knobs: those of tools/bench.sh, with other defaults: BENCH_ROUNDS (5),
 # BENCH_REPEATS (1), BENCH_TESTS (ib_write_lat ib_send_lat ib_read_lat),
-# BENCH_SIZES (64), BENCH_LAT_ITERS (1000).
+# BENCH_SIZES (64), BENCH_LAT_ITERS (1000); the many-QP and atomic rows
+# (BENCH_MQP, BENCH_ATOMIC) only when given.
 set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,4 +74,5 @@ export BENCH_DRIVERS=$drivers
 export BENCH_ROUNDS=${BENCH_ROUNDS:-5} BENCH_REPEATS=${BENCH_REPEATS:-1}
 export BENCH_TESTS=${BENCH_TESTS:-ib_write_lat ib_send_lat ib_read_lat}
 export BENCH_SIZES=${BENCH_SIZES:-64} BENCH_LAT_ITERS=${BENCH_LAT_ITERS:-1000}
+export BENCH_MQP=${BENCH_MQP-} BENCH_ATOMIC=${BENCH_ATOMIC-}
 exec "$TOP/tools/bench.sh"
