@@ -581,6 +581,7 @@ bool siw2_wq_take(struct siw2_wq *wq, void *out);
 void siw2_wq_attach_ring(struct siw2_wq *wq, struct siw2_ring *r,
 			 siw2_wq_fill_fn fill);
 int siw2_wq_pull(struct siw2_wq *wq);
+bool siw2_wq_ring_waiting(const struct siw2_wq *wq);
 void siw2_wq_ring_reset(struct siw2_wq *wq);
 void siw2_rqe_from_ring(struct siw2_rqe *rqe, const struct siw2_rq_wqe *e,
 			u32 max_sge);

@@ -175,6 +175,7 @@ enum siw2_tx_kind {
  *	doorbell that woke the engine (@rx_took)
  * @big: FPDUs may exceed one TCP segment (siw2 peer)
  * @ulpdu_max: longest ULPDU (DDP segment) to send
+ * @corked: the last FPDU went to TCP with MSG_MORE: the run's end pushes
  */
 struct siw2_tx {
 	enum siw2_tx_kind kind;
@@ -226,6 +227,7 @@ struct siw2_tx {
 	bool term_sent;
 	bool big;
 	u32 ulpdu_max;
+	bool corked;
 };
 
 enum siw2_rx_stage {

@@ -26,7 +26,10 @@
  * Messages go out whole, one after the other: Read Responses first
  * (RFC 5040 5.5 only orders them among themselves), then the send queue
  * in order. A Terminate goes out at the next FPDU boundary, and
- * nothing after it.
+ * nothing after it. While more is queued behind an FPDU, it goes to TCP
+ * with MSG_MORE, so that small messages share segments (one TCP/IP and
+ * veth pass, one receive softirq, for many); every run ends with a push
+ * (siw2_tx_run()), so nothing waits for a later one.
  *
  * Sends and Writes are copied by TCP (sendmsg over kvecs): a work request
  * completes once TCP holds its data (BASE-RDMAP-7), and the consumer may
@@ -997,6 +1000,19 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 }
 
 /*
+ * Another message can follow the current FPDU at once: an inbound Read or
+ * Atomic to answer, send queue entries taken but not started, or entries
+ * the process published in its ring. A lockless hint: a stale answer
+ * costs a batch, or a push at the run's end.
+ */
+static bool siw2_tx_more_queued(struct siw2_qp *qp)
+{
+	return qp->tx.imm_next || READ_ONCE(qp->irq_count) ||
+	       READ_ONCE(qp->sq_txpos) != READ_ONCE(qp->sq.count) ||
+	       siw2_wq_ring_waiting(&qp->sq);
+}
+
+/*
  * Hand the rest of the current FPDU to TCP.
  * Return: 0 when all of it went, -EAGAIN when the socket is full, or the
  * socket's error.
@@ -1021,6 +1037,8 @@ static int siw2_tx_push(struct siw2_qp *qp, size_t *budget, bool more)
 		rv = sock_sendmsg(qp->sock, &msg);
 		if (rv < 0)
 			return rv;
+		/* Without MSG_MORE, TCP pushed all it held. */
+		tx->corked = msg.msg_flags & MSG_MORE;
 		tx->iter = msg.msg_iter;
 		tx->fpdu_left -= rv;
 		*budget -= min_t(size_t, *budget, rv);
@@ -1036,19 +1054,20 @@ static void siw2_tx_llp_error(struct siw2_qp *qp)
 	siw2_dp_fail(qp, true);
 }
 
-/* One TX engine run; qp->tx_lock held. Return: true to run again. */
-static bool siw2_tx_run(struct siw2_qp *qp)
+/* The engine's loop; qp->tx_lock held. Return: true to run again. */
+static bool siw2_tx_loop(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
 	size_t budget = SIW2_TX_BUDGET;
 	bool more;
 	int rv;
 
-	lockdep_assert_held(&qp->tx_lock);
-
 	while (READ_ONCE(qp->dp_on)) {
 		if (tx->fpdu_left) {
-			more = tx->kind != SIW2_TX_IDLE && tx->off < tx->len;
+			/* The message goes on, or another is queued. */
+			more = tx->kind != SIW2_TX_IDLE && !tx->term_sent &&
+			       (tx->off < tx->len ||
+				(budget > tx->fpdu_left && siw2_tx_more_queued(qp)));
 			rv = siw2_tx_push(qp, &budget, more);
 			if (rv == -EAGAIN)
 				return false;	/* write_space() kicks us */
@@ -1092,6 +1111,25 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 			return false;
 	}
 	return false;
+}
+
+/*
+ * One TX engine run; qp->tx_lock held. What the run left with TCP under
+ * MSG_MORE is pushed at its end: the next run may be far off.
+ * Return: true to run again.
+ */
+static bool siw2_tx_run(struct siw2_qp *qp)
+{
+	bool again;
+
+	lockdep_assert_held(&qp->tx_lock);
+
+	again = siw2_tx_loop(qp);
+	if (qp->tx.corked) {
+		qp->tx.corked = false;
+		tcp_sock_set_cork(qp->sock->sk, false);
+	}
+	return again;
 }
 
 /*

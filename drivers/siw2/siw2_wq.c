@@ -194,6 +194,20 @@ int siw2_wq_pull(struct siw2_wq *wq)
 }
 
 /**
+ * siw2_wq_ring_waiting - has the process published entries not yet taken?
+ * @wq: queue; no lock: a hint, stale either way
+ *
+ * Return: true when the ring's producer index is ahead of what was taken.
+ */
+bool siw2_wq_ring_waiting(const struct siw2_wq *wq)
+{
+	const struct siw2_ring *r = wq->ring;
+
+	return r && !READ_ONCE(wq->ring_dead) &&
+	       READ_ONCE(r->ctl->prod) != READ_ONCE(wq->ring_next);
+}
+
+/**
  * siw2_wq_ring_reset - drop a ring's published and queued entries
  * @wq: queue (lock held), emptied by the caller
  *
