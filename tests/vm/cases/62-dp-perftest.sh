@@ -103,7 +103,8 @@
 #    the server, a run that hangs with unread bytes in the server's socket
 #    is repeated once the same way;
 #  - a run whose only fault is perftest's clock calibration (r^2 < 0.9,
-#    no time base, seen once at 1 MiB) is repeated once the same way;
+#    no time base, seen at 1 MiB; a bw server that fails it exits 1 and
+#    flushes its client, seen at 4 KiB) is repeated once the same way;
 #  - any other failure of a siw2 <-> siw2 run fails the case at once
 #    (lib-perftest.sh pt_run);
 #  - siw <-> siw on this veth: about 4 ms per message round trip (one
