@@ -26,10 +26,12 @@
  * Messages go out whole, one after the other: Read Responses first
  * (RFC 5040 5.5 only orders them among themselves), then the send queue
  * in order. A Terminate goes out at the next FPDU boundary, and
- * nothing after it. While more is queued behind an FPDU, it goes to TCP
- * with MSG_MORE, so that small messages share segments (one TCP/IP and
- * veth pass, one receive softirq, for many); every run ends with a push
- * (siw2_tx_run()), so nothing waits for a later one.
+ * nothing after it. Between siw2 peers, while more is queued behind an
+ * FPDU, it goes to TCP with MSG_MORE, so that small messages share
+ * segments (one TCP/IP and veth pass, one receive softirq, for many);
+ * every run ends with a push (siw2_tx_run()), so nothing waits for a
+ * later one. Towards other peers each FPDU is pushed on its own, as
+ * Linux siw sends (RFC 5044 alignment).
  *
  * Sends and Writes are copied by TCP (sendmsg over kvecs): a work request
  * completes once TCP holds its data (BASE-RDMAP-7), and the consumer may
@@ -1064,10 +1066,14 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 
 	while (READ_ONCE(qp->dp_on)) {
 		if (tx->fpdu_left) {
-			/* The message goes on, or another is queued. */
+			/*
+			 * The message goes on, or (between siw2 peers, whose
+			 * FPDUs need not align with segments) another is queued.
+			 */
 			more = tx->kind != SIW2_TX_IDLE && !tx->term_sent &&
 			       (tx->off < tx->len ||
-				(budget > tx->fpdu_left && siw2_tx_more_queued(qp)));
+				(tx->big && budget > tx->fpdu_left &&
+				 siw2_tx_more_queued(qp)));
 			rv = siw2_tx_push(qp, &budget, more);
 			if (rv == -EAGAIN)
 				return false;	/* write_space() kicks us */
