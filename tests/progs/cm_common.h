@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -33,6 +34,21 @@ static inline double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A slower guest kernel (the debug kernel) stretches every wait the way
+ * it stretches the harness's own: tests/vm/guest-init.sh exports
+ * SIW2_TIMEOUT_SCALE. Without it a server's wait for a connection ran out
+ * while the client still resolved its address, and the client then got
+ * REJECTED -111 from the closed listener.
+ */
+static inline double tmo_scale(void)
+{
+	const char *s = getenv("SIW2_TIMEOUT_SCALE");
+	double v = s ? atof(s) : 1;
+
+	return v >= 1 ? v : 1;
 }
 
 /* The next CM event within secs (<= 0: one already there), or NULL. */
@@ -61,10 +77,10 @@ static inline struct rdma_cm_event *cm_get_event(struct rdma_event_channel *ch,
 						 enum rdma_cm_event_type want,
 						 const char *what)
 {
-	struct rdma_cm_event *ev = cm_next_event(ch, secs);
+	struct rdma_cm_event *ev = cm_next_event(ch, secs * tmo_scale());
 
 	if (!ev)
-		fail("timeout (%d s) waiting for %s", secs, what);
+		fail("timeout (%.0f s) waiting for %s", secs * tmo_scale(), what);
 	if (ev->event != want)
 		fail("%s (status %d) while waiting for %s%s",
 		     rdma_event_str(ev->event), ev->status, what,
@@ -77,7 +93,7 @@ static inline struct rdma_cm_event *cm_get_event(struct rdma_event_channel *ch,
 static inline bool cm_wait_disconnected(struct rdma_event_channel *ch,
 					double secs)
 {
-	double deadline = now_s() + secs;
+	double deadline = now_s() + secs * tmo_scale();
 	struct rdma_cm_event *ev;
 	bool disc;
 

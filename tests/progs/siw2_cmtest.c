@@ -1130,6 +1130,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t_start = now_s();
 	parse(argc, argv);
+	/* A slower guest kernel stretches the waits (SIW2_TIMEOUT_SCALE). */
+	if (getenv("SIW2_TIMEOUT_SCALE") && atoi(getenv("SIW2_TIMEOUT_SCALE")) > 1)
+		opt.timeout *= atoi(getenv("SIW2_TIMEOUT_SCALE"));
 	chan = rdma_create_event_channel();
 	if (!chan)
 		fail_errno("rdma_create_event_channel");

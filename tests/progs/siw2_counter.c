@@ -124,7 +124,7 @@ static void server(void)
 	memset(counter, 0, 4096);
 	lid = cm_listen(ch, opt.addr, opt.port);
 	while (ended < opt.conns) {
-		ev = cm_next_event(ch, opt.timeout);
+		ev = cm_next_event(ch, opt.timeout * tmo_scale());
 		if (!ev)
 			fail("timeout (%d s): %d connected, %d ended", opt.timeout,
 			     accepted, ended);

@@ -90,7 +90,7 @@ static void server_connect(struct rdma_event_channel *ch)
 
 	lid = cm_listen(ch, opt.addr, opt.port);
 	while (est < opt.n) {
-		ev = cm_next_event(ch, opt.timeout);
+		ev = cm_next_event(ch, opt.timeout * tmo_scale());
 		if (!ev)
 			fail("timeout (%d s): %u requests, %u established",
 			     opt.timeout, req, est);
