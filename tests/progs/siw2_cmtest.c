@@ -1125,14 +1125,19 @@ static void parse(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const char *scale;
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t_start = now_s();
 	parse(argc, argv);
-	/* A slower guest kernel stretches the waits (SIW2_TIMEOUT_SCALE). */
-	if (getenv("SIW2_TIMEOUT_SCALE") && atoi(getenv("SIW2_TIMEOUT_SCALE")) > 1)
-		opt.timeout *= atoi(getenv("SIW2_TIMEOUT_SCALE"));
+	/*
+	 * A slower guest kernel stretches the waits (SIW2_TIMEOUT_SCALE, read
+	 * as cm_common.h's tmo_scale() reads it for the other programs).
+	 */
+	scale = getenv("SIW2_TIMEOUT_SCALE");
+	if (scale && atoi(scale) > 1)
+		opt.timeout *= atoi(scale);
 	chan = rdma_create_event_channel();
 	if (!chan)
 		fail_errno("rdma_create_event_channel");
