@@ -117,8 +117,10 @@ pt_try() {
 	local pair=$1 tool=$2 size=$3 iters=$4 o=$5 kind=bw rc src m b0 b1 drx dtx
 	local -a count=(-n "$iters")
 	[[ $tool == *_lat ]] && kind=lat
-	# D<secs>: perftest's duration mode instead of an iteration count.
-	[[ $iters == D* ]] && count=(-D "${iters#D}")
+	# D<secs>: perftest's duration mode instead of an iteration count; a
+	# slower (debug) kernel stretches it so that the measured part still
+	# holds completions.
+	[[ $iters == D* ]] && count=(-D "$(( ${iters#D} * ${SIW2_TIMEOUT_SCALE:-1} ))")
 	local -a sz=(-s "$size")
 	[[ $tool == ib_atomic_* ]] && sz=()
 	WHY=() CRES=- SRES=- STALL=

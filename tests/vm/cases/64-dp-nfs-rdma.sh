@@ -299,7 +299,11 @@ timeout 5 bash -c ": 2>/dev/null >/dev/tcp/$SRV/9" 2>/dev/null
 ip neigh show "$SRV" dev c0 | grep -q lladdr || log "no neighbour entry for $SRV yet"
 
 # The source files were made during the grace period.
-wait_until 30 grace_over || fail "nfsd grace period not over after 30 s"
+if ! wait_until 30 grace_over; then
+	srv 'grep . /proc/fs/nfsd/nfsv4gracetime /proc/fs/nfsd/nfsv4leasetime /proc/fs/nfsd/v4_end_grace /proc/fs/nfsd/threads' >&2
+	dmesg | grep -i 'nfsd' | tail -n 10 >&2
+	fail "nfsd grace period not over after $((30 * ${SIW2_TIMEOUT_SCALE:-1})) s"
+fi
 log "grace period over $(( $(ms_now) - t_grace )) ms after nfsd started"
 kill -0 "$mountd_pid" 2>/dev/null || { cat "$R/mountd.log" >&2; fail "rpc.mountd died"; }
 

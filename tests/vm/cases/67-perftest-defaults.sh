@@ -21,7 +21,8 @@
 #     on the same devices works (admin-guide.md, "Applications whose
 #     server sends first").
 # Sizes are perftest's defaults (64 KiB for bw, 2 B for lat, 8 B for
-# atomics), 200 iterations.  Each run is checked as in 62-dp-perftest.sh
+# atomics), 200 iterations (knob SIW2_PT_ITERS: the debug kernel's lane runs
+# fewer, tools/check-debug.sh).  Each run is checked as in 62-dp-perftest.sh
 # (tests/vm/lib-perftest.sh: exit codes, no errors, result lines, bytes on
 # the veth).  Outputs: build/vm-logs/67-perftest-defaults/<pair>/ and
 # summary.txt.
@@ -39,7 +40,7 @@ need rdma ip stdbuf awk $TOOLS8
 R=$SIW2_RESULTS
 SRV=198.18.11.1
 T=/sys/kernel/tracing
-ITERS=200
+ITERS=$(knob SIW2_PT_ITERS 200)
 
 siw_peer_load
 siw2_load
