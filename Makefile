@@ -46,7 +46,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak
+.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak nfs-long
 
 all: module ktest provider progs pmlog rpcrdma
 
@@ -127,6 +127,16 @@ soak: deps
 	SIW2_VM_APPEND="$(strip $(SIW2_VM_APPEND) siw2_soak_secs=$(SOAK_SECS))" \
 	SIW2_VM_TIMEOUT_SCALE=$$(( ($(SOAK_SECS) + 180 + 299) / 300 * $${SIW2_VM_TIMEOUT_SCALE:-1} )) \
 		tests/vm/run.sh tests/vm/cases/72-soak.sh
+
+# Case 74 with 1 GiB of verified fio I/O per NFS version (make check runs
+# 256 MiB); the server's tmpfs holds it, so the guest gets more memory.
+NFS_LONG_MIB ?= 1024
+nfs-long: deps
+	$(MAKE) all
+	SIW2_VM_MEM=$${SIW2_VM_MEM:-3G} \
+	SIW2_VM_APPEND="$(strip $(SIW2_VM_APPEND) SIW2_NFS_SIZE=$(NFS_LONG_MIB))" \
+	SIW2_VM_TIMEOUT_SCALE=$$(( 2 * $${SIW2_VM_TIMEOUT_SCALE:-1} )) \
+		tests/vm/run.sh tests/vm/cases/74-nfs-real-use.sh
 
 # The README's two commands on a clean Debian 12 root (root needed).
 check-fresh:

@@ -26,7 +26,8 @@ PKGS=(
 	linux-headers-6.12-amd64	# to build siw2.ko
 	linux-source-6.12	# scripts/checkpatch.pl
 	rdma-core ibverbs-utils rdmacm-utils perftest
-	nfs-kernel-server	# case 64: exportfs, rpc.mountd, rpcbind, mount.nfs
+	nfs-kernel-server	# cases 64, 74: exportfs, rpc.mountd, rpcbind, nfsdcld, mount.nfs
+	fio			# case 74: verified NFS I/O
 	libibverbs-dev librdmacm-dev
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
 	gcc libc6-dev make pkg-config strace	# gcc only recommends libc6-dev

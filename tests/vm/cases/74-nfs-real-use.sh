@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# NFS over siw2 as it is used for hours (issue 19, part 1): the kernel NFS
+# server (nfsd + svcrdma) in namespace pa on siw2 device s2s (pa-v,
+# 198.18.74.2), the kernel client (xprtrdma) in the initial namespace on
+# s2c (c0, 198.18.74.1), an exported tmpfs.  nfsdcld runs in pa (with its
+# own rpc_pipefs there), so nfsd in that namespace has NFSv4 client
+# tracking and a restarted server lets the client reclaim its state
+# (without it every reclaim is refused and open files are lost).
+#
+# For NFSv3 and then NFSv4.2, mounted -o rdma,port=20049 (hard mounts):
+#   fio-seq   fio writes SIZE sequentially in 1 MiB blocks (O_DIRECT,
+#             libaio, 8 in flight) with a crc32c in every block, then reads
+#             it all back and verifies it (--verify_fatal);
+#   fio-rand  the same file overwritten at random offsets with blocks of
+#             4 KiB to 1 MiB, then read back and verified;
+#   meta      tests/progs/nfs_meta.py: create, stat, rename, list, read
+#             back and unlink META files;
+#   restart   a 64 MiB O_DIRECT write is under way when nfsd is stopped
+#             (threads 0: every RDMA connection goes) and started again
+#             3 s later: the write completes by itself and the server's
+#             copy has the right sha256;
+#   link      a 64 MiB write is under way when the client's siw2 device is
+#             deleted (rdma link delete must return, not hang: xprtrdma
+#             lets its QP go); the device is added again and the write
+#             completes with the right sha256;
+# then (v4.2) the mount is unmounted and mounted again REMOUNTS times,
+# each time reading a file back with its sha256.  No rpcrdma error event
+# but the ones a deleted device or a stopped server explains
+# (disconnects), siw2's object counts back to 0 at the end; the kernel log
+# is checked by the harness (KLOG_BAD).  fio's bandwidth lines are printed
+# (TCG figures, informational).
+#
+# Knobs (kernel command line, e.g. SIW2_VM_APPEND="SIW2_NFS_SIZE=1024"):
+# SIW2_NFS_SIZE (MiB, 256; make nfs-long runs 1024 with a larger guest),
+# SIW2_NFS_META (10000), SIW2_NFS_REMOUNTS (20).
+# Outputs in build/vm-logs/74-nfs-real-use/: fio-*.txt, meta-*.txt,
+# trace.txt, dmesg.txt.
+# timeout: 1500
+source "$SIW2_TOP/tests/vm/lib.sh"
+source "$SIW2_TOP/tests/vm/lib-peer.sh"
+source "$SIW2_TOP/tests/vm/lib-cm.sh"
+source "$SIW2_TOP/tests/vm/lib-nfs.sh"
+
+need rdma ip mount umount exportfs rpc.mountd rpcbind nfsdcld fio python3 sha256sum dd timeout
+[[ -x /sbin/mount.nfs || -x /usr/sbin/mount.nfs ]] || fail "mount.nfs missing (nfs-common, tools/install-deps.sh)"
+
+SIZE=$(knob SIW2_NFS_SIZE 256)
+META=$(knob SIW2_NFS_META 10000)
+REMOUNTS=$(knob SIW2_NFS_REMOUNTS 20)
+R=$SIW2_RESULTS
+T=/sys/kernel/tracing
+CLI=198.18.74.1 SRV=198.18.74.2
+EXP=/srv/nfs74 MNT=/mnt/nfs74 SRC=/tmp/nfs74-src
+DEV_C=s2c DEV_S=s2s
+PIPEFS=/var/lib/nfs/rpc_pipefs
+
+siw2_load
+for m in sunrpc nfsd rpcrdma nfs nfsv3 nfsv4; do
+	modprobe "$m" || fail "modprobe $m"
+done
+
+# ---------------------------------------------------------------- topology
+ip netns add pa || fail "ip netns add pa"
+ip link add c0 type veth peer name pa-v netns pa || fail "veth c0/pa-v"
+ip addr add "$CLI/24" dev c0 || fail "addr c0"
+ip -n pa addr add "$SRV/24" dev pa-v || fail "addr pa-v"
+ip link set c0 up || fail "c0 up"
+ip -n pa link set lo up || fail "lo up in pa"
+ip -n pa link set pa-v up || fail "pa-v up"
+wait_until 10 eval "ip link show c0 | grep -q LOWER_UP &&
+	ip -n pa link show pa-v | grep -q LOWER_UP" || fail "no carrier on c0/pa-v"
+link_up() {	# link_up NS IBDEV NETDEV
+	siw2_link_add "$@" || fail "rdma link add $2"
+	wait_port_active "$2" || fail "$2 port not ACTIVE"
+}
+link_up pa "$DEV_S" pa-v
+link_up - "$DEV_C" c0
+
+echo 4096 >"$T/buffer_size_kb"
+echo 1 >"$T/events/siw2/siw2_cep_upcall/enable"
+for e in $(cd "$T/events/rpcrdma" && ls -d ./*_err); do
+	echo 1 >"$T/events/rpcrdma/${e#./}/enable" || fail "cannot enable rpcrdma:$e"
+done
+: >"$T/trace"
+
+FAILED=()
+bad() {
+	echo "FAILED: $*" >&2
+	FAILED+=("$*")
+}
+evidence() {
+	cp "$T/trace" "$R/trace.txt"
+	cat "$SIW2_DEBUGFS"/*/objects >"$R/objects.txt" 2>/dev/null
+	dmesg >"$R/dmesg.txt"
+}
+cldpid='' bgpid=''
+cleanup() {
+	local rc=$?
+	(( rc == 0 )) && return
+	evidence
+	[[ -n $bgpid ]] && kill "$bgpid" 2>/dev/null
+	mountpoint -q "$MNT" && { timeout 30 umount -f "$MNT" || umount -l "$MNT"; } 2>/dev/null
+	nfsd_stop 2>/dev/null
+	mountd_stop
+	rpcbind_stop
+	[[ -n $cldpid ]] && kill "$cldpid" 2>/dev/null
+}
+trap cleanup EXIT
+
+# ------------------------------------------------------------------ server
+mkdir -p "$EXP" "$MNT" "$SRC" /var/lib/nfs/nfsdcld "$PIPEFS" || fail "mkdir"
+mount -t tmpfs -o size=$((SIZE + 192))m nfs74 "$EXP" || fail "tmpfs on $EXP"
+chmod 0777 "$EXP"
+# nfsdcld with the rpc_pipefs of pa (rpc_pipefs is per network namespace),
+# before nfsd starts: nfsd creates the cld pipe there when it starts and
+# waits about a second for nfsdcld to open it.
+rm -rf /var/lib/nfs/nfsdcld/*
+ip netns exec pa timeout 3000 bash -c "mount -t rpc_pipefs rpc_pipefs $PIPEFS &&
+	exec nfsdcld -F -p $PIPEFS" >"$R/nfsdcld.log" 2>&1 &
+cldpid=$!
+wait_until 20 eval "[[ -e /var/lib/nfs/nfsdcld/main.sqlite ]] || ! kill -0 $cldpid 2>/dev/null"
+kill -0 "$cldpid" 2>/dev/null || { cat "$R/nfsdcld.log" >&2; fail "nfsdcld ended"; }
+ip netns exec pa timeout 3000 rpcbind -f -w >"$R/rpcbind.log" 2>&1 &
+rpcbind_pid=$!
+wait_until 10 eval "ip netns exec pa ss -tlnH | grep -q ':111 '" || fail "rpcbind not listening in pa"
+srv "exportfs -o rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync 198.18.74.0/24:$EXP" ||
+	fail "exportfs"
+mountd_start
+wait_until 10 eval "ip netns exec pa rpcinfo -p 127.0.0.1 2>/dev/null | grep -q mountd" ||
+	{ cat "$R/mountd.log" >&2; fail "mountd not registered"; }
+VERS="+3 +4 +4.1 +4.2"
+nfsd_start "$VERS"
+dmesg | grep -i 'nfsd.*\(tracking\|grace\)' | tail -n 3 | sed 's/^/  /'
+! dmesg | grep -q 'Unable to initialize client recovery tracking' ||
+	{ cat "$R/nfsdcld.log" >&2; fail "nfsd has no client tracking (nfsdcld not reached)"; }
+
+# The neighbour first (case 64: ib_core's address resolution otherwise
+# waits out its 5 s timeout on the first mount).
+timeout 5 bash -c ": 2>/dev/null >/dev/tcp/$SRV/9" 2>/dev/null
+
+nfs_mount() {	# nfs_mount OPTS PATH
+	timeout -k 5 120 mount -t nfs -o "$1" "$SRV:$2" "$MNT" >"$R/mount.out" 2>&1 ||
+		{ cat "$R/mount.out" >&2; dmesg | tail -n 30 >&2; fail "mount -o $1 $SRV:$2 failed"; }
+	[[ $(nfs_xprt) == *"xprt:"*rdma* ]] || fail "transport is not RDMA: $(nfs_xprt)"
+}
+nfs_umount() { timeout -k 5 60 umount "$MNT" || fail "umount $MNT"; }
+
+# fio_verify ROW NAME ARGS...: one fio job on $MNT/fio-ROW with crc32c
+# verification of everything it wrote.
+fio_verify() {
+	local row=$1 name=$2 out
+	shift 2
+	out=$R/fio-$row-$name.txt
+	if ! timeout -k 5 $((600 * ${SIW2_TIMEOUT_SCALE:-1})) fio --name="$name" \
+		--filename="$MNT/fio-$row" --size="${SIZE}m" --direct=1 \
+		--ioengine=libaio --iodepth=8 --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --randseed=74 "$@" >"$out" 2>&1; then
+		tail -n 20 "$out" >&2
+		bad "$row $name: fio failed (see $out)"
+		return 1
+	fi
+	grep -qi 'verify.*\(bad\|fail\)\|err= *[1-9]' "$out" &&
+		{ bad "$row $name: fio reported an error (see $out)"; return 1; }
+	log "$row $name: $(grep -E '^ *(WRITE|READ):' "$out" | sed 's/ *\(WRITE\|READ\): bw=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ')"
+}
+
+# under_way NAME MIB: a direct write of $SRC/NAME (MIB MiB) to the mount in
+# the background (bgpid); returns once 4 MiB of it are on the server.
+under_way() {
+	local n=$1
+	head -c $(($2 * 1048576)) /dev/urandom >"$SRC/$n" || fail "urandom"
+	SUM[$n]=$(sha256sum <"$SRC/$n" | cut -d' ' -f1)
+	dd if="$SRC/$n" of="$MNT/$n" bs=256k oflag=direct status=none 2>"$R/$n.dd" &
+	bgpid=$!
+	wait_until 60 eval "(( \$(stat -c %s $EXP/$n 2>/dev/null || echo 0) >= 4194304 )) || ! kill -0 $bgpid 2>/dev/null"
+	kill -0 "$bgpid" 2>/dev/null || bad "$n: the write ended before the disruption (nothing tested)"
+}
+
+# finished ROW NAME: the background write completes (within 300 s scaled)
+# and the server's copy is right.
+finished() {
+	local row=$1 n=$2 rc sum
+	reap rc "$bgpid" 300
+	bgpid=''
+	(( rc == 0 )) || { cat "$R/$n.dd" >&2; bad "$row: the write of $n ended with $rc"; return 1; }
+	sum=$(sha256sum <"$EXP/$n" | cut -d' ' -f1)
+	[[ $sum == "${SUM[$n]}" ]] || { bad "$row: $n on the server: sha256 $sum, want ${SUM[$n]}"; return 1; }
+	drop_caches
+	sum=$(sha256sum <"$MNT/$n" | cut -d' ' -f1)
+	[[ $sum == "${SUM[$n]}" ]] || { bad "$row: $n read back: sha256 $sum, want ${SUM[$n]}"; return 1; }
+	log "$row: $n written across the disruption, sha256 right on both sides"
+}
+
+declare -A SUM
+row() {	# row NAME MOUNT_OPTS PATH
+	local r=$1 t0
+	log "---- $r: mount -o $2"
+	nfs_mount "$2" "$3"
+	fio_verify "$r" seq --rw=write --bs=1m
+	fio_verify "$r" rand --rw=randwrite --bsrange=4k-1m
+	rm -f "$MNT/fio-$r"
+	timeout -k 5 $((900 * ${SIW2_TIMEOUT_SCALE:-1})) python3 "$SIW2_TOP/tests/progs/nfs_meta.py" "$MNT" "$META" \
+		>"$R/meta-$r.txt" 2>&1 || { cat "$R/meta-$r.txt" >&2; bad "$r: metadata workload failed"; }
+	sed "s/^/  $r /" "$R/meta-$r.txt"
+
+	# nfsd stopped and started under a write.
+	under_way "restart-$r" 64
+	t0=$(ms_now)
+	nfsd_stop
+	sleep 3
+	nfsd_start "$VERS"
+	finished "$r restart" "restart-$r"
+	log "$r restart: the write finished $(( $(ms_now) - t0 )) ms after nfsd stopped"
+
+	# The client's device deleted under a write, then added again.
+	under_way "link-$r" 64
+	t0=$(ms_now)
+	timeout -k 5 $((60 * ${SIW2_TIMEOUT_SCALE:-1})) rdma link delete "$DEV_C" ||
+		fail "$r: rdma link delete $DEV_C did not return (rc $?)"
+	log "$r link: $DEV_C deleted in $(( $(ms_now) - t0 )) ms under the write"
+	sleep 2
+	link_up - "$DEV_C" c0
+	finished "$r link" "link-$r"
+	nfs_umount
+}
+
+row v3 rdma,port=20049,vers=3,mountproto=tcp,nolock "$EXP"
+row v4.2 rdma,port=20049,vers=4.2 /
+
+# Unmount and mount again, REMOUNTS times, a file read back each time.
+head -c 1000000 /dev/urandom >"$EXP/remount" || fail "urandom"
+want=$(sha256sum <"$EXP/remount" | cut -d' ' -f1)
+t0=$(ms_now)
+for ((i = 1; i <= REMOUNTS; i++)); do
+	nfs_mount rdma,port=20049,vers=4.2 /
+	sum=$(sha256sum <"$MNT/remount" | cut -d' ' -f1)
+	[[ $sum == "$want" ]] || bad "remount $i: sha256 $sum, want $want"
+	nfs_umount
+done
+log "remount: $REMOUNTS mounts and unmounts in $(( $(ms_now) - t0 )) ms, the file right each time"
+
+# ---------------------------------------------------------------- teardown
+nfsd_stop
+mountd_stop
+rpcbind_stop
+srv 'exportfs -ua'
+kill "$cldpid" 2>/dev/null
+wait "$cldpid" 2>/dev/null
+cldpid=''
+evidence
+# rpcrdma error events: a deleted device and a stopped server explain
+# disconnect-kind events; anything else is a failure.
+errs=$(grep -o ' [a-z0-9_]*_err: ' "$T/trace" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+log "rpcrdma error events: ${errs:-none}"
+other=$(grep -o ' [a-z0-9_]*_err: ' "$T/trace" | grep -v 'xprtrdma_nomrs_err\|_cm_event_err\|_qp_event_err\|_wc_[a-z_]*_err\|_flush_err\|_post_[a-z_]*_err\|_dma_map_err\|_conn_err\|_reconnect_err' | sort -u | tr '\n' ' ')
+[[ -z $other ]] || bad "unexplained rpcrdma error events: $other"
+cm_assert_siw2_objects 30 "$DEV_C"
+cm_assert_siw2_objects 30 "$DEV_S"
+timeout 60 rdma link delete "$DEV_C" || fail "rdma link delete $DEV_C"
+timeout 60 rdma link delete "$DEV_S" || fail "rdma link delete $DEV_S"
+siw2_assert_zero_counts
+siw2_unload
+trap - EXIT
+if (( ${#FAILED[@]} )); then
+	printf 'failed: %s\n' "${FAILED[@]}" >&2
+	fail "${#FAILED[@]} checks failed"
+fi
+log "ok: NFSv3 and NFSv4.2 over siw2: ${SIZE} MiB fio (sequential and random, verified), $META files, nfsd restart and device deletion under writes, $REMOUNTS remounts"
