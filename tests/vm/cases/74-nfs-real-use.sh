@@ -27,8 +27,7 @@
 #             completes with the right sha256;
 # then (v4.2) the mount is unmounted and mounted again REMOUNTS times,
 # each time reading a file back with its sha256.  No rpcrdma error event
-# but the ones a deleted device or a stopped server explains
-# (disconnects), siw2's object counts back to 0 at the end; the kernel log
+# but the client's MR pool running dry, siw2's object counts back to 0 at the end; the kernel log
 # is checked by the harness (KLOG_BAD).  fio's bandwidth lines are printed
 # (TCG figures, informational).
 #
@@ -250,11 +249,12 @@ kill "$cldpid" 2>/dev/null
 wait "$cldpid" 2>/dev/null
 cldpid=''
 evidence
-# rpcrdma error events: a deleted device and a stopped server explain
-# disconnect-kind events; anything else is a failure.
+# rpcrdma error events: only the client's MR pool running dry (xprtrdma's
+# own flow control, case 64) is expected, even across the restart and the
+# deleted device.
 errs=$(grep -o ' [a-z0-9_]*_err: ' "$T/trace" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
 log "rpcrdma error events: ${errs:-none}"
-other=$(grep -o ' [a-z0-9_]*_err: ' "$T/trace" | grep -v 'xprtrdma_nomrs_err\|_cm_event_err\|_qp_event_err\|_wc_[a-z_]*_err\|_flush_err\|_post_[a-z_]*_err\|_dma_map_err\|_conn_err\|_reconnect_err' | sort -u | tr '\n' ' ')
+other=$(grep -o ' [a-z0-9_]*_err: ' "$T/trace" | grep -v 'xprtrdma_nomrs_err' | sort -u | tr '\n' ' ')
 [[ -z $other ]] || bad "unexplained rpcrdma error events: $other"
 cm_assert_siw2_objects 30 "$DEV_C"
 cm_assert_siw2_objects 30 "$DEV_S"
