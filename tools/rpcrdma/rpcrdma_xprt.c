@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RPC-over-RDMA client transport (rpcrdma_xprt.h).  Requirement IDs:
+ * Documentation/conformance.md, RPCRDMA2-*.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+
+#include "rpcrdma_xprt.h"
+
+static int rr_fail(struct rr_xprt *x, int rv, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->err, sizeof(x->err), fmt, ap);
+	va_end(ap);
+	return rv;
+}
+
+static long long rr_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static const struct rr_limits rr_client_limits = {
+	.vers_low = RR_VERS_1,
+	.vers_high = RR_VERS_2,
+	.max_reads = RR_MAX_READS,
+	.max_writes = RR_MAX_WRITES,
+	.max_segs = RR_MAX_SEGS,
+};
+
+static int rr_post_recv(struct rr_xprt *x, unsigned int i)
+{
+	return rdma_post_recv(x->id, (void *)(uintptr_t)i,
+			      x->recv_buf + (size_t)i * RR_XPRT_INLINE,
+			      RR_XPRT_INLINE, x->recv_mr);
+}
+
+/*
+ * rr_wait - the Send's completion and one Receive's
+ * @x: transport
+ * @ri: out: the receive buffer's index
+ * @blen: out: octets received
+ *
+ * Polls both queues (the provider's rings: no system call) and sleeps
+ * briefly between empty looks.
+ */
+static int rr_wait(struct rr_xprt *x, unsigned int *ri, uint32_t *blen)
+{
+	long long deadline = rr_now_ms() + x->timeout_ms;
+	struct timespec nap = { 0, 20000 };
+	bool sent = false, got = false;
+	struct ibv_wc wc;
+
+	while (!sent || !got) {
+		int n = 0;
+
+		if (!sent && (n = ibv_poll_cq(x->id->send_cq, 1, &wc)) > 0) {
+			if (wc.status != IBV_WC_SUCCESS)
+				return rr_fail(x, -EIO, "send completion: %s",
+					       ibv_wc_status_str(wc.status));
+			sent = true;
+			continue;
+		}
+		if (!got && (n = ibv_poll_cq(x->id->recv_cq, 1, &wc)) > 0) {
+			if (wc.status != IBV_WC_SUCCESS)
+				return rr_fail(x, -EIO, "receive completion: %s",
+					       ibv_wc_status_str(wc.status));
+			*ri = (unsigned int)wc.wr_id;
+			*blen = wc.byte_len;
+			got = true;
+			continue;
+		}
+		if (n < 0)
+			return rr_fail(x, -EIO, "ibv_poll_cq failed");
+		if (rr_now_ms() > deadline)
+			return rr_fail(x, -ETIMEDOUT, "no %s after %d ms",
+				       sent ? "reply" : "send completion",
+				       x->timeout_ms);
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+/* Send the first @len octets of the send buffer and take the answer. */
+static int rr_exchange(struct rr_xprt *x, size_t len, struct rr_hdr *h,
+		       uint8_t **rbuf, uint32_t *blen, unsigned int *ri)
+{
+	struct rr_status st;
+	int rv;
+
+	if (rdma_post_send(x->id, NULL, x->send_buf, len, x->send_mr,
+			   IBV_SEND_SIGNALED))
+		return rr_fail(x, -errno, "rdma_post_send: %s", strerror(errno));
+	rv = rr_wait(x, ri, blen);
+	if (rv)
+		return rv;
+	*rbuf = x->recv_buf + (size_t)*ri * RR_XPRT_INLINE;
+	if (rr_decode(*rbuf, *blen, &rr_client_limits, h, &st)) {
+		rr_post_recv(x, *ri);
+		return rr_fail(x, -EPROTO, "undecodable reply header (%s at octet %zu)",
+			       rr_err_name(st.err), st.where);
+	}
+	return 0;
+}
+
+/* An RDMA2_ERROR in words; ERR_VERS keeps the peer's range. */
+static int rr_error_reply(struct rr_xprt *x, const struct rr_hdr *h)
+{
+	if (h->err == RR_ERR_VERS) {
+		x->peer_vers_low = h->err_a;
+		x->peer_vers_high = h->err_b;
+		return rr_fail(x, -EPROTONOSUPPORT, "ERR_VERS: the peer speaks versions %u-%u",
+			       h->err_a, h->err_b);
+	}
+	return rr_fail(x, -EREMOTEIO, "RDMA%s_ERROR %s (%u, %u)",
+		       h->vers == RR_VERS_2 ? "2" : "", rr_err_name(h->err),
+		       h->err_a, h->err_b);
+}
+
+/*
+ * Version 2's first message: this side's properties (RPCRDMA2-CONNPROP-1,
+ * VER-2: rdma_vers 2, well under 1024 octets).  The peer answers with its
+ * own CONNPROP, or with ERR_VERS when it lacks Version 2 (VER-4).
+ */
+static int rr_connprop(struct rr_xprt *x)
+{
+	struct rr_hdr h;
+	const struct rr_prop *p;
+	unsigned int ri;
+	uint8_t *rbuf;
+	uint32_t blen;
+	size_t len;
+	int rv;
+
+	rr_hdr_init(&h, RR_VERS_2, ++x->xid, RR_XPRT_RECVS, RR_CONNPROP);
+	rr_add_prop(&h, RR_PROP_RBSIZ, RR_XPRT_INLINE);
+	/* No reverse-direction service here: the server must not call. */
+	rr_add_prop(&h, RR_PROP_BRS, RR_BRS_NONE);
+	if (rr_encode(&h, x->send_buf, 1024, &len))
+		return rr_fail(x, -EINVAL, "CONNPROP does not encode");
+	rv = rr_exchange(x, len, &h, &rbuf, &blen, &ri);
+	if (rv)
+		return rv;
+	rr_post_recv(x, ri);
+	if (h.htype == RR_ERROR)
+		return rr_error_reply(x, &h);
+	if (h.vers != RR_VERS_2 || h.htype != RR_CONNPROP ||
+	    !(h.flags & RR_F_RESPONSE))
+		return rr_fail(x, -EPROTO, "answer to CONNPROP: version %u type %u flags 0x%x",
+			       h.vers, h.htype, h.flags);
+	x->peer_props = true;
+	p = rr_find_prop(&h, RR_PROP_RBSIZ);
+	x->peer_rbsiz = p ? p->value : RR_RBSIZ_DEFAULT;
+	p = rr_find_prop(&h, RR_PROP_BRS);
+	x->peer_brs = p ? p->value : RR_BRS_INLINE;
+	x->send_inline = x->peer_rbsiz < RR_XPRT_INLINE ? x->peer_rbsiz : RR_XPRT_INLINE;
+	x->credits = h.credit;
+	return 0;
+}
+
+static int rr_xprt_open(struct rr_xprt *x, const char *host, const char *port,
+			uint32_t vers)
+{
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = RR_XPRT_RECVS,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param cp = { .responder_resources = 4,
+				      .initiator_depth = 0 };
+	const struct rdma_cm_event *ev;
+	uint32_t ssz, rsz;
+	uint8_t pd[RR_CM_LEN], fl;
+	unsigned int i;
+
+	x->vers = vers;
+	if (rdma_getaddrinfo(host, port, &hints, &res))
+		return rr_fail(x, -EHOSTUNREACH, "rdma_getaddrinfo %s:%s: %s", host, port,
+			       strerror(errno));
+	if (rdma_create_ep(&x->id, res, NULL, &qa)) {
+		rdma_freeaddrinfo(res);
+		x->id = NULL;
+		return rr_fail(x, -errno, "rdma_create_ep: %s", strerror(errno));
+	}
+	rdma_freeaddrinfo(res);
+	x->recv_buf = calloc(RR_XPRT_RECVS, RR_XPRT_INLINE);
+	x->send_buf = calloc(1, RR_XPRT_INLINE);
+	if (!x->recv_buf || !x->send_buf)
+		return rr_fail(x, -ENOMEM, "out of memory");
+	x->recv_mr = rdma_reg_msgs(x->id, x->recv_buf,
+				   (size_t)RR_XPRT_RECVS * RR_XPRT_INLINE);
+	x->send_mr = rdma_reg_msgs(x->id, x->send_buf, RR_XPRT_INLINE);
+	if (!x->recv_mr || !x->send_mr)
+		return rr_fail(x, -errno, "rdma_reg_msgs: %s", strerror(errno));
+	/* Every credit asked for is a posted Receive (RPCRDMA2-CRED-1). */
+	for (i = 0; i < RR_XPRT_RECVS; i++)
+		if (rr_post_recv(x, i))
+			return rr_fail(x, -errno, "rdma_post_recv: %s", strerror(errno));
+	/* Linux's private data; no Send with Invalidate towards us. */
+	rr_cm_encode(pd, 0, RR_XPRT_INLINE, RR_XPRT_INLINE);
+	cp.private_data = pd;
+	cp.private_data_len = sizeof(pd);
+	if (rdma_connect(x->id, &cp))
+		return rr_fail(x, -errno, "rdma_connect %s:%s: %s", host, port,
+			       strerror(errno));
+	x->send_inline = vers == RR_VERS_2 ? 1024 : RR_V1_INLINE;
+	ev = x->id->event;
+	if (ev && !rr_cm_decode(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, &fl, &ssz, &rsz))
+		x->send_inline = rsz < RR_XPRT_INLINE ? rsz : RR_XPRT_INLINE;
+	x->credits = 1;
+	return vers == RR_VERS_2 ? rr_connprop(x) : 0;
+}
+
+/**
+ * rr_xprt_close - disconnect and free
+ * @x: transport (may be half open)
+ */
+void rr_xprt_close(struct rr_xprt *x)
+{
+	if (x->id)
+		rdma_disconnect(x->id);
+	if (x->recv_mr)
+		rdma_dereg_mr(x->recv_mr);
+	if (x->send_mr)
+		rdma_dereg_mr(x->send_mr);
+	if (x->id)
+		rdma_destroy_ep(x->id);
+	free(x->recv_buf);
+	free(x->send_buf);
+	x->id = NULL;
+	x->recv_mr = x->send_mr = NULL;
+	x->recv_buf = x->send_buf = NULL;
+}
+
+/**
+ * rr_xprt_connect - connect, negotiating the version (draft section 7)
+ * @x: transport, zeroed
+ * @host: server
+ * @port: its RDMA port (20049 for NFS)
+ * @want_vers: RR_VERS_2 to offer Version 2 first, RR_VERS_1 for 1 only
+ * @timeout_ms: how long a reply may take
+ *
+ * With Version 2 the first message is a CONNPROP.  A server without
+ * Version 2 answers ERR_VERS; the connection is then replaced by one
+ * that speaks a version of the server's range (VER-4, VER-6: never a
+ * change of version within a connection).
+ *
+ * Return: 0 (x->vers says which), or a negative errno with x->err set.
+ */
+int rr_xprt_connect(struct rr_xprt *x, const char *host, const char *port,
+		    uint32_t want_vers, int timeout_ms)
+{
+	int rv;
+
+	x->timeout_ms = timeout_ms;
+	rv = rr_xprt_open(x, host, port, want_vers);
+	if (rv != -EPROTONOSUPPORT)
+		return rv;
+	rr_xprt_close(x);
+	if (x->peer_vers_low > RR_VERS_1 || x->peer_vers_high < RR_VERS_1)
+		return rr_fail(x, -EPROTONOSUPPORT, "no common version (peer %u-%u)",
+			       x->peer_vers_low, x->peer_vers_high);
+	return rr_xprt_open(x, host, port, RR_VERS_1);
+}
+
+static struct ibv_mr *rr_reg(struct rr_xprt *x, void *p, size_t len, int acc,
+			     struct rr_seg *s)
+{
+	struct ibv_mr *mr = ibv_reg_mr(x->id->pd, p, len, acc);
+
+	if (mr) {
+		s->handle = mr->rkey;
+		s->length = len;
+		s->offset = (uintptr_t)p;
+	}
+	return mr;
+}
+
+static uint32_t rr_chunk_len(const struct rr_hdr *h, const struct rr_chunk *c)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->nsegs; i++)
+		n += h->segs[c->first + i].length;
+	return n;
+}
+
+/* The Reply's header against what the Call offered. */
+static int rr_take_reply(struct rr_xprt *x, struct rr_call *c,
+			 const struct rr_hdr *h, const uint8_t *rbuf,
+			 uint32_t blen)
+{
+	uint32_t n;
+
+	if (h->htype == RR_ERROR)
+		return rr_error_reply(x, h);
+	if (h->vers != x->vers)		/* RPCRDMA2-VER-6 */
+		return rr_fail(x, -EPROTO, "reply in version %u on a version %u connection",
+			       h->vers, x->vers);
+	if (h->vers == RR_VERS_2 && !(h->flags & RR_F_RESPONSE))
+		return rr_fail(x, -EPROTO, "reply without F_RESPONSE");	/* HDR-3 */
+	x->credits = h->credit;
+	c->wgot = 0;
+	if (h->nwrites) {
+		if (!c->wdata || h->nwrites > 1)
+			return rr_fail(x, -EPROTO, "reply returns %u write chunks, 1 offered at most",
+				       h->nwrites);
+		c->wgot = rr_chunk_len(h, &h->writes[0]);
+		if (c->wgot > c->wlen)
+			return rr_fail(x, -EPROTO, "write chunk: %zu octets written, %zu offered",
+				       c->wgot, c->wlen);
+	}
+	if (h->htype == RR_MSG) {
+		n = blen - h->payload;
+		if (n > c->replymax)
+			return rr_fail(x, -EMSGSIZE, "inline reply of %u octets", n);
+		memcpy(c->reply, rbuf + h->payload, n);
+		c->replylen = n;
+		c->reply_how = "inline";
+		return 0;
+	}
+	if (h->htype == RR_NOMSG && c->reply_chunk && h->has_reply) {
+		n = rr_chunk_len(h, &h->reply);
+		if (n > c->replymax)
+			return rr_fail(x, -EPROTO, "reply chunk: %u octets, %zu offered", n,
+				       c->replymax);
+		c->replylen = n;
+		c->reply_how = "reply chunk";
+		return 0;
+	}
+	return rr_fail(x, -EPROTO, "reply of type %u%s", h->htype,
+		       h->htype == RR_NOMSG ? " without a reply chunk" : "");
+}
+
+/**
+ * rr_xprt_call - one RPC: the Call inline or as a Position-Zero Read chunk,
+ * the Reply inline or in a Reply chunk, a DDP-eligible result in a Write
+ * chunk
+ * @x: connected transport
+ * @c: the call (see struct rr_call)
+ *
+ * Chunk memory is registered for this call only and deregistered once
+ * the Reply is in, so the peer cannot reach it afterwards.
+ *
+ * Return: 0, or a negative errno with x->err set (-EREMOTEIO: the peer
+ * answered RDMA2_ERROR; -EPROTONOSUPPORT: ERR_VERS).
+ */
+int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
+{
+	struct ibv_mr *mr_c = NULL, *mr_w = NULL, *mr_r = NULL;
+	struct rr_seg s;
+	struct rr_hdr h;
+	unsigned int ri = 0;
+	uint8_t *rbuf, *m = c->msg;
+	uint32_t blen, xid = ++x->xid;
+	size_t hl;
+	int rv;
+
+	if (c->msglen < 4 || c->msglen % 4)
+		return rr_fail(x, -EINVAL, "a Call is whole XDR words");
+	m[0] = xid >> 24;
+	m[1] = xid >> 16;
+	m[2] = xid >> 8;
+	m[3] = xid;
+	rr_hdr_init(&h, x->vers, xid, RR_XPRT_RECVS, RR_MSG);
+	rv = -ENOMEM;
+	if (c->wdata) {
+		mr_w = rr_reg(x, c->wdata, c->wlen,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &s);
+		if (!mr_w || rr_add_write(&h, &s, 1))
+			goto out;
+	}
+	if (c->reply_chunk) {
+		mr_r = rr_reg(x, c->reply, c->replymax,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &s);
+		if (!mr_r || rr_set_reply(&h, &s, 1))
+			goto out;
+	}
+	if (rr_encode(&h, x->send_buf, RR_XPRT_INLINE, &hl)) {
+		rv = rr_fail(x, -EINVAL, "header does not encode");
+		goto out;
+	}
+	if (!c->force_read && hl + c->msglen <= x->send_inline) {
+		memcpy(x->send_buf + hl, c->msg, c->msglen);
+		hl += c->msglen;
+		c->call_how = "inline";
+	} else {
+		/* Too large to send: the peer pulls it (RDMA_NOMSG). */
+		h.htype = RR_NOMSG;
+		mr_c = rr_reg(x, c->msg, c->msglen, IBV_ACCESS_REMOTE_READ, &s);
+		if (!mr_c || rr_add_read(&h, 0, &s) ||
+		    rr_encode(&h, x->send_buf, x->send_inline, &hl))
+			goto out;
+		c->call_how = "read chunk";
+	}
+	rv = rr_exchange(x, hl, &h, &rbuf, &blen, &ri);
+	if (rv)
+		goto out;
+	if (h.xid != xid)
+		rv = rr_fail(x, -EPROTO, "reply for xid 0x%08x, 0x%08x expected", h.xid, xid);
+	else
+		rv = rr_take_reply(x, c, &h, rbuf, blen);
+	rr_post_recv(x, ri);
+out:
+	if (rv == -ENOMEM)
+		rr_fail(x, rv, "memory registration: %s", strerror(errno));
+	if (mr_c)
+		ibv_dereg_mr(mr_c);
+	if (mr_w)
+		ibv_dereg_mr(mr_w);
+	if (mr_r)
+		ibv_dereg_mr(mr_r);
+	return rv;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The client side of an RPC-over-RDMA transport in user space (librdmacm,
+ * libibverbs; any RDMA device): connection with Linux's private data,
+ * version negotiation (Version 2 first, Version 1 after ERR_VERS,
+ * draft section 7), credits, inline thresholds, and Read, Write and
+ * Reply chunks in memory registered per call.  One call at a time.
+ */
+#ifndef RPCRDMA_XPRT_H
+#define RPCRDMA_XPRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rpcrdma_xdr.h"
+
+#define RR_XPRT_RECVS		16	/* receives posted: the credits asked */
+#define RR_XPRT_INLINE		4096	/* each receive buffer, RBSIZ */
+
+struct rdma_cm_id;
+struct ibv_mr;
+
+/**
+ * struct rr_xprt - one connection
+ * @vers: the version in use (RR_VERS_1 or RR_VERS_2)
+ * @send_inline: the most this side sends inline: the peer's receive size
+ *	(its private data, its RBSIZ, or the version's default)
+ * @credits: the peer's last grant
+ * @peer_props: a Version 2 peer's CONNPROP was seen
+ * @peer_rbsiz: its RBSIZ (RR_RBSIZ_DEFAULT if it sent none)
+ * @peer_brs: its BRS
+ * @err: the last failure, in words
+ */
+struct rr_xprt {
+	struct rdma_cm_id *id;
+	struct ibv_mr *recv_mr;
+	struct ibv_mr *send_mr;
+	uint8_t *recv_buf;
+	uint8_t *send_buf;
+	uint32_t vers;
+	uint32_t send_inline;
+	uint32_t credits;
+	uint32_t xid;
+	bool peer_props;
+	uint32_t peer_rbsiz;
+	uint32_t peer_brs;
+	uint32_t peer_vers_low;
+	uint32_t peer_vers_high;
+	int timeout_ms;
+	char err[200];
+};
+
+/**
+ * struct rr_call - one RPC
+ * @msg: the Call message (ONC RPC, its xid first; rr_call() sets the xid)
+ * @msglen: its length
+ * @reply: where the Reply message goes
+ * @replymax: its size
+ * @replylen: out: the Reply's length
+ * @wdata: a Write chunk's memory for a DDP-eligible result, or NULL
+ * @wlen: its size
+ * @wgot: out: octets the responder wrote there
+ * @reply_chunk: offer a Reply chunk of @replymax octets
+ * @force_read: send the Call as a Position-Zero Read chunk even if it fits
+ * @how: out: how the Call went and the Reply came ("inline", "read
+ *	chunk", "reply chunk")
+ */
+struct rr_call {
+	void *msg;
+	size_t msglen;
+	void *reply;
+	size_t replymax;
+	size_t replylen;
+	void *wdata;
+	size_t wlen;
+	size_t wgot;
+	bool reply_chunk;
+	bool force_read;
+	const char *call_how;
+	const char *reply_how;
+};
+
+int rr_xprt_connect(struct rr_xprt *x, const char *host, const char *port,
+		    uint32_t want_vers, int timeout_ms);
+void rr_xprt_close(struct rr_xprt *x);
+int rr_xprt_call(struct rr_xprt *x, struct rr_call *c);
+
+#endif
