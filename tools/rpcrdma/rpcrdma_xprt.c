@@ -308,8 +308,12 @@ static int rr_take_reply(struct rr_xprt *x, struct rr_call *c,
 {
 	uint32_t n;
 
-	if (h->htype == RR_ERROR)
+	if (h->htype == RR_ERROR) {
+		c->err = h->err;
+		c->err_a = h->err_a;
+		c->err_b = h->err_b;
 		return rr_error_reply(x, h);
+	}
 	if (h->vers != x->vers)		/* RPCRDMA2-VER-6 */
 		return rr_fail(x, -EPROTO, "reply in version %u on a version %u connection",
 			       h->vers, x->vers);
@@ -363,17 +367,19 @@ static int rr_take_reply(struct rr_xprt *x, struct rr_call *c,
  */
 int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 {
-	struct ibv_mr *mr_c = NULL, *mr_w = NULL, *mr_r = NULL;
+	struct ibv_mr *mr_c = NULL, *mr_w = NULL, *mr_r = NULL, *mr_d = NULL;
 	struct rr_seg s;
 	struct rr_hdr h;
 	unsigned int ri = 0;
 	uint8_t *rbuf, *m = c->msg;
-	uint32_t blen, xid = ++x->xid;
-	size_t hl;
+	uint32_t blen, xid = c->retry ? x->xid : ++x->xid;
+	size_t hl, rdend = c->rdpos + c->rdlen + (4 - c->rdlen % 4) % 4;
 	int rv;
 
-	if (c->msglen < 4 || c->msglen % 4)
+	if (c->msglen < 4 || c->msglen % 4 || c->rdpos % 4 ||
+	    (c->rdlen && (c->rdpos < 4 || rdend > c->msglen)))
 		return rr_fail(x, -EINVAL, "a Call is whole XDR words");
+	c->err = c->err_a = c->err_b = 0;
 	m[0] = xid >> 24;
 	m[1] = xid >> 16;
 	m[2] = xid >> 8;
@@ -396,7 +402,21 @@ int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 		rv = rr_fail(x, -EINVAL, "header does not encode");
 		goto out;
 	}
-	if (!c->force_read && hl + c->msglen <= x->send_inline) {
+	if (c->rdlen) {
+		/* The item's content leaves the inline stream (XDR reduction). */
+		mr_d = rr_reg(x, m + c->rdpos, c->rdlen, IBV_ACCESS_REMOTE_READ, &s);
+		if (!mr_d || rr_add_read(&h, c->rdpos, &s) ||
+		    rr_encode(&h, x->send_buf, RR_XPRT_INLINE, &hl))
+			goto out;
+		if (hl + c->msglen - (rdend - c->rdpos) > x->send_inline) {
+			rv = rr_fail(x, -EMSGSIZE, "the rest of the Call does not fit inline");
+			goto out;
+		}
+		memcpy(x->send_buf + hl, m, c->rdpos);
+		memcpy(x->send_buf + hl + c->rdpos, m + rdend, c->msglen - rdend);
+		hl += c->msglen - (rdend - c->rdpos);
+		c->call_how = "data read chunk";
+	} else if (!c->force_read && hl + c->msglen <= x->send_inline) {
 		memcpy(x->send_buf + hl, c->msg, c->msglen);
 		hl += c->msglen;
 		c->call_how = "inline";
@@ -422,9 +442,37 @@ out:
 		rr_fail(x, rv, "memory registration: %s", strerror(errno));
 	if (mr_c)
 		ibv_dereg_mr(mr_c);
+	if (mr_d)
+		ibv_dereg_mr(mr_d);
 	if (mr_w)
 		ibv_dereg_mr(mr_w);
 	if (mr_r)
 		ibv_dereg_mr(mr_r);
+	return rv;
+}
+
+/**
+ * rr_xprt_raw - send a transport header as given and take the answer
+ * @x: connected transport
+ * @hdr: the octets to send (any content: a peer's error paths)
+ * @len: their length (at most RR_XPRT_INLINE)
+ * @h: out: the answer's decoded header
+ *
+ * Return: 0, or a negative errno with x->err set.
+ */
+int rr_xprt_raw(struct rr_xprt *x, const void *hdr, size_t len,
+		struct rr_hdr *h)
+{
+	unsigned int ri;
+	uint8_t *rbuf;
+	uint32_t blen;
+	int rv;
+
+	if (len > RR_XPRT_INLINE)
+		return rr_fail(x, -EMSGSIZE, "raw header of %zu octets", len);
+	memcpy(x->send_buf, hdr, len);
+	rv = rr_exchange(x, len, h, &rbuf, &blen, &ri);
+	if (!rv)
+		rr_post_recv(x, ri);
 	return rv;
 }

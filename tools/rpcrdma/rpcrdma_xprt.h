@@ -63,8 +63,17 @@ struct rr_xprt {
  * @wgot: out: octets the responder wrote there
  * @reply_chunk: offer a Reply chunk of @replymax octets
  * @force_read: send the Call as a Position-Zero Read chunk even if it fits
- * @how: out: how the Call went and the Reply came ("inline", "read
- *	chunk", "reply chunk")
+ * @rdpos: with @rdlen, a data item's content at @rdpos in @msg goes as a
+ *	Read chunk at that XDR position instead of inline
+ * @rdlen: its length (0: none)
+ * @retry: resend under the last Call's XID (after ERR_WRITE_RESOURCE or
+ *	ERR_REPLY_RESOURCE, RPCRDMA2-ERR-8, -9)
+ * @call_how: out: how the Call went ("inline", "read chunk", "data read
+ *	chunk")
+ * @reply_how: out: how the Reply came ("inline", "reply chunk")
+ * @err: out: the RDMA2_ERROR code when rr_xprt_call() returns -EREMOTEIO
+ * @err_a: out: its first argument
+ * @err_b: out: its second argument
  */
 struct rr_call {
 	void *msg;
@@ -77,13 +86,21 @@ struct rr_call {
 	size_t wgot;
 	bool reply_chunk;
 	bool force_read;
+	size_t rdpos;
+	size_t rdlen;
+	bool retry;
 	const char *call_how;
 	const char *reply_how;
+	uint32_t err;
+	uint32_t err_a;
+	uint32_t err_b;
 };
 
 int rr_xprt_connect(struct rr_xprt *x, const char *host, const char *port,
 		    uint32_t want_vers, int timeout_ms);
 void rr_xprt_close(struct rr_xprt *x);
 int rr_xprt_call(struct rr_xprt *x, struct rr_call *c);
+int rr_xprt_raw(struct rr_xprt *x, const void *hdr, size_t len,
+		struct rr_hdr *h);
 
 #endif

@@ -14,7 +14,9 @@
 # file, and READ of all of it through Write chunks and of its start
 # inline; every byte is compared with the file's copy.  Files: 1 octet,
 # 4 KiB, 777,777 octets, 4 MiB + 1.  Again offering Version 1 only (no
-# ERR_VERS).  No siw2 object left; kernel log clean (the harness).
+# ERR_VERS).  Then siw2-rpcping: 100 NFS NULL calls, Version 1 after
+# ERR_VERS, no properties, round-trip percentiles.  No siw2 object left;
+# kernel log clean (the harness).
 # timeout: 300
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
@@ -99,6 +101,19 @@ for v in 2 1; do
 	log "offering version $v: $(sed -n 's/^version //p' "$R/rr-nfs3-v$v-f777777.txt")"
 done
 sed 's/^/  /' "$R/rr-nfs3-v2-f4m.txt"
+# siw2-rpcping against nfsd: NFS NULL, negotiated down to Version 1.
+o=$R/rpcping-nfsd.txt
+if timeout $((60 * ${SIW2_TIMEOUT_SCALE:-1})) "$SIW2_TOP/tools/rpcrdma/siw2-rpcping" -c 100 "$SRV" >"$o" 2>&1; then
+	sed 's/^/  /' "$o"
+	grep -q 'RPC-over-RDMA version 1 (offered 2; the server speaks 1-1)' "$o" ||
+		FAILED+=("siw2-rpcping: not Version 1 after ERR_VERS")
+	grep -q 'server properties: none' "$o" || FAILED+=("siw2-rpcping: properties from a Version 1 server")
+	grep -Eq '^100 calls of NFS NULL: .*p50 [0-9.]+ p90 [0-9.]+ p99' "$o" ||
+		FAILED+=("siw2-rpcping: no percentiles")
+else
+	cat "$o"
+	FAILED+=("siw2-rpcping against nfsd failed")
+fi
 
 nfsd_stop
 mountd_stop
