@@ -79,17 +79,19 @@ rpcrdma:
 
 # Debian's headers ask for module signing but carry no key; the module is
 # installed unsigned (signatures are not enforced), so skip the attempt.
-install: module provider
+install: module provider rpcrdma
 	$(NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
 	depmod -a $(KVER)
 	$(MAKE) -C userspace-provider install
+	$(MAKE) -C tools/rpcrdma install
 
 uninstall:
 	rm -f /lib/modules/$(KVER)/updates/drivers/siw2/siw2.ko*
 	-rmdir /lib/modules/$(KVER)/updates/drivers/siw2 2>/dev/null
 	depmod -a $(KVER)
 	$(MAKE) -C userspace-provider uninstall
+	$(MAKE) -C tools/rpcrdma uninstall
 
 deps:
 	tools/install-deps.sh

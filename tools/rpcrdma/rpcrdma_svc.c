@@ -24,6 +24,7 @@ struct svc_conn {
 	struct ibv_mr *recv_mr, *send_mr, *arena_mr;
 	uint8_t *recv_buf, *send_buf, *arena;
 	const struct rr_limits *lim;
+	unsigned int flags;
 	uint32_t vers;			/* 0 until the first valid header */
 	uint32_t send_inline;		/* the client's receive size */
 	struct rr_svc_stats st;
@@ -287,6 +288,8 @@ static int svc_one(struct svc_conn *c, const uint8_t *buf, uint32_t blen,
 	size_t clen;
 	int rv;
 
+	if ((c->flags & RR_SVC_DROP_V2) && !c->vers && blen >= 8 && buf[7] == RR_VERS_2)
+		return -1;			/* as some Version 1 servers do */
 	if (rr_decode(buf, blen, c->lim, &h, &st))
 		return svc_error(c, &h, &st);	/* ERR-3, -4, -5, -6, -7 */
 	if (h.htype == RR_ERROR)
@@ -355,6 +358,7 @@ static void svc_conn_free(struct svc_conn *c)
  * rr_svc_serve - accept connections on @port and serve each to its end
  * @port: RDMA (rdma_cm TCP port space) port
  * @lim: what this side accepts in a header (its RDMA2_ERRORs follow)
+ * @flags: RR_SVC_DROP_V2 or 0
  * @fn: the RPC program
  * @ctx: its context
  * @conns: connections to serve, then return (0: for ever)
@@ -363,7 +367,7 @@ static void svc_conn_free(struct svc_conn *c)
  * Return: 0, or -1 when listening fails.
  */
 int rr_svc_serve(const char *port, const struct rr_limits *lim,
-		 rr_svc_fn fn, void *ctx, int conns,
+		 unsigned int flags, rr_svc_fn fn, void *ctx, int conns,
 		 void (*done)(const struct rr_svc_stats *st))
 {
 	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
@@ -391,7 +395,8 @@ int rr_svc_serve(const char *port, const struct rr_limits *lim,
 	printf("listening on %s\n", port);
 	fflush(stdout);
 	while (!conns || served < conns) {
-		struct svc_conn c = { .lim = lim, .send_inline = RR_V1_INLINE };
+		struct svc_conn c = { .lim = lim, .flags = flags,
+				      .send_inline = RR_V1_INLINE };
 		struct rdma_conn_param cp = { 0 };
 		const struct rdma_cm_event *ev;
 		uint32_t ssz, rsz;

@@ -46,8 +46,11 @@ struct rr_svc_stats {
 	uint32_t reply_chunks;
 };
 
+/* Test behaviour: close the connection on a Version 2 first message. */
+#define RR_SVC_DROP_V2		0x1
+
 int rr_svc_serve(const char *port, const struct rr_limits *lim,
-		 rr_svc_fn fn, void *ctx, int conns,
+		 unsigned int flags, rr_svc_fn fn, void *ctx, int conns,
 		 void (*done)(const struct rr_svc_stats *st));
 
 #endif

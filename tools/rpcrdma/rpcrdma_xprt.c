@@ -153,6 +153,8 @@ static int rr_connprop(struct rr_xprt *x)
 	if (rr_encode(&h, x->send_buf, 1024, &len))
 		return rr_fail(x, -EINVAL, "CONNPROP does not encode");
 	rv = rr_exchange(x, len, &h, &rbuf, &blen, &ri);
+	if (rv == -EIO || rv == -ETIMEDOUT)
+		x->first_lost = true;
 	if (rv)
 		return rv;
 	rr_post_recv(x, ri);
@@ -259,7 +261,9 @@ void rr_xprt_close(struct rr_xprt *x)
  * With Version 2 the first message is a CONNPROP.  A server without
  * Version 2 answers ERR_VERS; the connection is then replaced by one
  * that speaks a version of the server's range (VER-4, VER-6: never a
- * change of version within a connection).
+ * change of version within a connection).  A first message that goes
+ * unanswered (the connection ends, or no reply within @timeout_ms) is
+ * taken for a Version 1 server's too (VER-5).
  *
  * Return: 0 (x->vers says which), or a negative errno with x->err set.
  */
@@ -270,6 +274,11 @@ int rr_xprt_connect(struct rr_xprt *x, const char *host, const char *port,
 
 	x->timeout_ms = timeout_ms;
 	rv = rr_xprt_open(x, host, port, want_vers);
+	if (rv && x->first_lost) {
+		/* A server without Version 2 may just drop it (VER-5). */
+		x->peer_vers_low = x->peer_vers_high = RR_VERS_1;
+		rv = -EPROTONOSUPPORT;
+	}
 	if (rv != -EPROTONOSUPPORT)
 		return rv;
 	rr_xprt_close(x);

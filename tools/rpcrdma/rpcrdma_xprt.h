@@ -30,6 +30,9 @@ struct ibv_mr;
  * @peer_props: a Version 2 peer's CONNPROP was seen
  * @peer_rbsiz: its RBSIZ (RR_RBSIZ_DEFAULT if it sent none)
  * @peer_brs: its BRS
+ * @peer_vers_low, @peer_vers_high: the range an ERR_VERS gave (0: none)
+ * @first_lost: the Version 2 first message went unanswered (the
+ *	connection ended or the reply never came: RPCRDMA2-VER-5)
  * @err: the last failure, in words
  */
 struct rr_xprt {
@@ -47,6 +50,7 @@ struct rr_xprt {
 	uint32_t peer_brs;
 	uint32_t peer_vers_low;
 	uint32_t peer_vers_high;
+	bool first_lost;
 	int timeout_ms;
 	char err[200];
 };

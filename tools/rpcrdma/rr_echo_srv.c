@@ -5,9 +5,10 @@
  * argument as a DDP-eligible result), and of NFS version 3 NULL so that
  * siw2-rpcping's default call works against it too.
  *
- *   rr-echo-srv [-p PORT] [-n CONNS] [-V HIGH] [-r READS] [-w WRITES] [-s SEGS]
+ *   rr-echo-srv [-p PORT] [-n CONNS] [-V HIGH] [-D] [-r READS] [-w WRITES] [-s SEGS]
  *
  * -V 1 makes a Version 1 only server (ERR_VERS to a Version 2 client);
+ * -D makes it close the connection instead (RPCRDMA2-VER-5);
  * -r, -w, -s: the most read segments, write chunks and segments per chunk
  * a header may carry (beyond them: ERR_READ_CHUNKS, ERR_WRITE_CHUNKS,
  * ERR_SEGMENTS).  One line per connection with what it did.
@@ -94,22 +95,24 @@ int main(int argc, char **argv)
 		.max_reads = 4, .max_writes = 1, .max_segs = 4,
 	};
 	const char *port = "20050";
+	unsigned int flags = 0;
 	int conns = 0, o;
 
-	while ((o = getopt(argc, argv, "p:n:V:r:w:s:")) != -1) {
+	while ((o = getopt(argc, argv, "p:n:V:Dr:w:s:")) != -1) {
 		switch (o) {
 		case 'p': port = optarg; break;
 		case 'n': conns = atoi(optarg); break;
 		case 'V': lim.vers_high = atoi(optarg); break;
+		case 'D': flags |= RR_SVC_DROP_V2; break;
 		case 'r': lim.max_reads = atoi(optarg); break;
 		case 'w': lim.max_writes = atoi(optarg); break;
 		case 's': lim.max_segs = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: rr-echo-srv [-p PORT] [-n CONNS] [-V HIGH] [-r READS] [-w WRITES] [-s SEGS]\n");
+			fprintf(stderr, "usage: rr-echo-srv [-p PORT] [-n CONNS] [-V HIGH] [-D] [-r READS] [-w WRITES] [-s SEGS]\n");
 			return 2;
 		}
 	}
-	if (rr_svc_serve(port, &lim, echo_prog, NULL, conns, conn_done)) {
+	if (rr_svc_serve(port, &lim, flags, echo_prog, NULL, conns, conn_done)) {
 		perror("rr-echo-srv: listen");
 		return 1;
 	}

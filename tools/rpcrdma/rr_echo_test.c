@@ -107,12 +107,12 @@ static bool echo_check(struct rr_call *c, size_t n, uint32_t seed, char *why,
 }
 
 /*
- * echo - one ECHO of @n octets: @how is "inline", "read" (Position-Zero
+ * expect_echo - one ECHO of @n octets: @how is "inline", "read" (Position-Zero
  * Read chunk), "data" (the argument as a Read chunk), "write" (result to
  * a Write chunk) or "reply" (a Reply chunk); the transport's own account
  * must say the same.
  */
-static void echo(const char *name, size_t n, const char *how, const char *call_how,
+static void expect_echo(const char *name, size_t n, const char *how, const char *call_how,
 		 const char *reply_how)
 {
 	struct rr_call c;
@@ -179,10 +179,10 @@ static void seg(struct rr_xdr *x, uint32_t len)
 }
 
 /*
- * raw_error - send a crafted header, expect @err (and @a when not ~0);
+ * raw_expect - send a crafted header, expect @err (and @a when not ~0);
  * a Version 1 connection gets ERR_CHUNK for everything but ERR_VERS.
  */
-static void raw_error(const char *name, struct rr_xdr *x, uint32_t err, uint32_t a)
+static void raw_expect(const char *name, struct rr_xdr *x, uint32_t err, uint32_t a)
 {
 	struct rr_hdr h;
 	char why[256];
@@ -197,6 +197,7 @@ static void raw_error(const char *name, struct rr_xdr *x, uint32_t err, uint32_t
 		result(false, name, "%s", t.err);
 		return;
 	}
+	/* The error copies the XID, has type 4 (RPCRDMA2-ERR-2). */
 	if (h.htype != RR_ERROR || h.err != err || (a != ~0u && h.err_a != a) ||
 	    h.xid != t.xid) {
 		result(false, name, "answer: type %u err %s (%u, %u) xid 0x%x; want %s",
@@ -205,7 +206,7 @@ static void raw_error(const char *name, struct rr_xdr *x, uint32_t err, uint32_t
 		return;
 	}
 	if (h.vers == RR_VERS_2 && !(h.flags & RR_F_RESPONSE)) {
-		result(false, name, "RDMA2_ERROR without F_RESPONSE");	/* HDR-6 */
+		result(false, name, "RDMA2_ERROR without F_RESPONSE (RPCRDMA2-HDR-6)");
 		return;
 	}
 	if (!still_serves(why, sizeof(why))) {
@@ -226,12 +227,12 @@ static void errors(void)
 	/* ERR_VERS: an unknown version, answered with the server's range. */
 	raw_start(&x, b, sizeof(b), 3, RR_MSG);
 	rr_xdr_u32(&x, 0);
-	raw_error("ERR_VERS for rdma_vers 3 (RPCRDMA2-VER-4)", &x, RR_ERR_VERS, 1);
+	raw_expect("ERR_VERS for rdma_vers 3, words 0-3 read in any version (RPCRDMA2-VER-4, RPCRDMA2-HDR-1, RPCRDMA2-HDR-7)", &x, RR_ERR_VERS, 1);
 
 	/* ERR_INVAL_HTYPE: a header type nobody defined. */
 	raw_start(&x, b, sizeof(b), t.vers, 7);
 	rr_xdr_u32(&x, 0);
-	raw_error("ERR_INVAL_HTYPE for type 7 (RPCRDMA2-ERR-3)", &x, RR_ERR_INVAL_HTYPE, ~0u);
+	raw_expect("ERR_INVAL_HTYPE for type 7 (RPCRDMA2-ERR-3, RPCRDMA2-EXT-1)", &x, RR_ERR_INVAL_HTYPE, ~0u);
 
 	/* ERR_BAD_XDR: a read list that runs past the message. */
 	raw_start(&x, b, sizeof(b), t.vers, RR_MSG);
@@ -239,7 +240,7 @@ static void errors(void)
 		rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 1);
 	rr_xdr_u32(&x, 0);
-	raw_error("ERR_BAD_XDR for a truncated read list (RPCRDMA2-ERR-4)", &x,
+	raw_expect("ERR_BAD_XDR for a truncated read list (RPCRDMA2-ERR-4)", &x,
 		  RR_ERR_BAD_XDR, ~0u);
 
 	/* ERR_READ_CHUNKS: five read chunks (positions), four allowed. */
@@ -255,7 +256,7 @@ static void errors(void)
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);	/* a word of "RPC message" */
-	raw_error("ERR_READ_CHUNKS for 5 read chunks (RPCRDMA2-ERR-5)", &x,
+	raw_expect("ERR_READ_CHUNKS for 5 read chunks (RPCRDMA2-ERR-5)", &x,
 		  RR_ERR_READ_CHUNKS, 4);
 
 	/* ERR_SEGMENTS: one read chunk of five segments, four allowed. */
@@ -270,7 +271,7 @@ static void errors(void)
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);
-	raw_error("ERR_SEGMENTS for a 5-segment read chunk (RPCRDMA2-ERR-7)", &x,
+	raw_expect("ERR_SEGMENTS for a 5-segment read chunk (RPCRDMA2-ERR-7)", &x,
 		  RR_ERR_SEGMENTS, 4);
 
 	/* ERR_WRITE_CHUNKS: two write chunks, one allowed. */
@@ -286,7 +287,7 @@ static void errors(void)
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);	/* a word of "RPC message" */
-	raw_error("ERR_WRITE_CHUNKS for 2 write chunks (RPCRDMA2-ERR-6)", &x,
+	raw_expect("ERR_WRITE_CHUNKS for 2 write chunks (RPCRDMA2-ERR-6)", &x,
 		  RR_ERR_WRITE_CHUNKS, 1);
 
 	/* ERR_SEGMENTS: a reply chunk of five segments, four allowed. */
@@ -300,7 +301,7 @@ static void errors(void)
 	for (i = 0; i < 5; i++)
 		seg(&x, 64);
 	rr_xdr_u32(&x, 0);
-	raw_error("ERR_SEGMENTS for a 5-segment reply chunk (RPCRDMA2-ERR-7)", &x,
+	raw_expect("ERR_SEGMENTS for a 5-segment reply chunk (RPCRDMA2-ERR-7)", &x,
 		  RR_ERR_SEGMENTS, 4);
 
 	/* ERR_SYSTEM: a Call larger than the server takes (never read). */
@@ -313,7 +314,27 @@ static void errors(void)
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);
 	rr_xdr_u32(&x, 0);
-	raw_error("ERR_SYSTEM for a 64 MiB Call (RPCRDMA2-ERR-10)", &x, RR_ERR_SYSTEM, ~0u);
+	raw_expect("ERR_SYSTEM for a 64 MiB Call (RPCRDMA2-ERR-10)", &x, RR_ERR_SYSTEM, ~0u);
+
+	/* A Call marked as a Reply (F_RESPONSE set): ERR_BAD_XDR. */
+	if (t.vers == RR_VERS_2) {
+		raw_start(&x, b, sizeof(b), RR_VERS_2, RR_MSG);
+		memset(b + 16, 0, 4);
+		b[19] = RR_F_RESPONSE;
+		for (i = 0; i < 4; i++)
+			rr_xdr_u32(&x, 0);	/* inv_handle, three empty lists */
+		rr_rpc_call_hdr(&x, t.xid, RR_PROG_ECHO, 1, 0);
+		raw_expect("ERR_BAD_XDR for a Call with F_RESPONSE set (RPCRDMA2-HDR-3)", &x,
+			   RR_ERR_BAD_XDR, ~0u);
+	}
+
+	/* The other version within the connection: ERR_VERS (VER-6). */
+	raw_start(&x, b, sizeof(b), t.vers == RR_VERS_2 ? RR_VERS_1 : RR_VERS_2, RR_MSG);
+	for (i = 0; i < (t.vers == RR_VERS_2 ? 3 : 4); i++)
+		rr_xdr_u32(&x, 0);
+	rr_rpc_call_hdr(&x, t.xid, RR_PROG_ECHO, 1, 0);
+	raw_expect("ERR_VERS for a change of version on the connection (RPCRDMA2-VER-6)", &x,
+		   RR_ERR_VERS, 1);
 
 	/* ERR_WRITE_RESOURCE, then the same XID with room (ERR-8). */
 	echo_args(&c, 8192, 8192);
@@ -378,29 +399,36 @@ usage:
 		printf("not ok 1 - connect: %s\n", t.err);
 		return 1;
 	}
-	result(t.vers == expect, "version negotiated (RPCRDMA2-VER-*)",
+	/*
+	 * RPCRDMA2-VER-1, VER-2: one CONNPROP of rdma_vers 2 first; VER-4:
+	 * ERR_VERS, then Version 1; RPCRDMA2-VER-5: the same when the server
+	 * drops the connection instead.
+	 */
+	result(t.vers == expect, "version negotiated after one first message (RPCRDMA2-VER-1, RPCRDMA2-VER-2, RPCRDMA2-VER-4, RPCRDMA2-VER-5)",
 	       "version %u, want %u", t.vers, expect);
 	printf("# version %u (offered %u", t.vers, want);
-	if (t.peer_vers_high)
+	if (t.first_lost)
+		printf("; first message unanswered");
+	else if (t.peer_vers_high)
 		printf("; ERR_VERS %u-%u", t.peer_vers_low, t.peer_vers_high);
 	if (t.peer_props)
 		printf("; peer RBSIZ %u BRS %u", t.peer_rbsiz, t.peer_brs);
 	printf("), inline send %u\n", t.send_inline);
 	if (t.vers == RR_VERS_2)
 		result(t.peer_props && t.peer_rbsiz == RR_XPRT_INLINE && t.peer_brs == RR_BRS_NONE,
-		       "CONNPROP answered: RBSIZ 4096, BRS none (RPCRDMA2-CONNPROP-1, PROP-6)",
+		       "CONNPROP answered: RBSIZ 4096, BRS none, F_RESPONSE (RPCRDMA2-CONNPROP-1, RPCRDMA2-PROP-6, RPCRDMA2-HDR-5)",
 		       "props %d RBSIZ %u BRS %u", t.peer_props, t.peer_rbsiz, t.peer_brs);
 
-	echo("ECHO 100 octets inline", 100, "inline", "inline", "inline");
-	echo("ECHO 64 octets, the Call as a Position-Zero Read chunk", 64, "read",
+	expect_echo("ECHO 100 octets inline (RPCRDMA2-VER-3: 4096-octet inline)", 100, "inline", "inline", "inline");
+	expect_echo("ECHO 64 octets, the Call as a Position-Zero Read chunk (RPCRDMA2-TYPE-1: RDMA2_NOMSG)", 64, "read",
 	     "read chunk", "inline");
-	echo("ECHO 3000 octets, the argument as a Read chunk at its position", 3000,
+	expect_echo("ECHO 3000 octets, the argument as a Read chunk at its position", 3000,
 	     "data", "data read chunk", "inline");
-	echo("ECHO 200000 octets: Read chunk in, Write chunk out", 200000, "write",
+	expect_echo("ECHO 200000 octets: Read chunk in, Write chunk out", 200000, "write",
 	     "read chunk", "inline");
-	echo("ECHO 65536 octets: Read chunk in, Reply chunk out", 65536, "reply",
+	expect_echo("ECHO 65536 octets: Read chunk in, Reply chunk out", 65536, "reply",
 	     "read chunk", "reply chunk");
-	echo("ECHO 1 octet inline", 1, "inline", "inline", "inline");
+	expect_echo("ECHO 1 octet inline", 1, "inline", "inline", "inline");
 	errors();
 	rr_xprt_close(&t);
 	printf("%d passed, %d failed\n", nok, nfail);

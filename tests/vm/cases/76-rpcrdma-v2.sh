@@ -16,7 +16,8 @@
 #     connection serving a call after each;
 #  2. the same offering Version 1 (every error but ERR_VERS is ERR_CHUNK);
 #  3. offering Version 2 to a Version 1 only server (rr-echo-srv -V 1):
-#     ERR_VERS, and the library reconnects with Version 1;
+#     ERR_VERS, and the library reconnects with Version 1; and to one that
+#     closes the connection instead (-D): the same (RPCRDMA2-VER-5);
 #  4. siw2-rpcping: 200 NFS NULL calls and 50 ECHOs of 64 KiB against the
 #     Version 2 server: the version, the properties and the percentiles.
 # The server's per-connection account must show what the client did
@@ -44,7 +45,10 @@ ip netns exec pa timeout 600 "$RRD/rr-echo-srv" -p 20050 >"$R/srv-v2.log" 2>&1 &
 s2=$!
 ip netns exec pa timeout 600 "$RRD/rr-echo-srv" -p 20051 -V 1 >"$R/srv-v1.log" 2>&1 &
 s1=$!
-wait_until 20 eval "grep -q listening '$R/srv-v2.log' && grep -q listening '$R/srv-v1.log'" ||
+ip netns exec pa timeout 600 "$RRD/rr-echo-srv" -p 20052 -V 1 -D >"$R/srv-drop.log" 2>&1 &
+sd=$!
+wait_until 20 eval "grep -q listening '$R/srv-v2.log' && grep -q listening '$R/srv-v1.log' &&
+	grep -q listening '$R/srv-drop.log'" ||
 	{ cat "$R"/srv-*.log; fail "rr-echo-srv not listening"; }
 
 FAILED=()
@@ -67,6 +71,9 @@ run test-v1 "$RRD/rr-echo-test" -v 1 -p 20050 "$SRV"
 run test-down "$RRD/rr-echo-test" -v 2 -e 1 -p 20051 "$SRV"
 grep -q '^# version 1 (offered 2; ERR_VERS 1-1)' "$R/test-down.txt" ||
 	FAILED+=("test-down: no ERR_VERS 1-1 before Version 1")
+run test-drop "$RRD/rr-echo-test" -v 2 -e 1 -p 20052 "$SRV"
+grep -q '^# version 1 (offered 2; first message unanswered)' "$R/test-drop.txt" ||
+	FAILED+=("test-drop: no fallback after the lost first message")
 run ping-null "$RRD/siw2-rpcping" -c 200 -p 20050 "$SRV"
 run ping-echo "$RRD/siw2-rpcping" -c 50 -s 65536 -p 20050 "$SRV"
 for f in ping-null ping-echo; do
@@ -75,8 +82,8 @@ for f in ping-null ping-echo; do
 	grep -Eq '^[0-9]+ calls of .*p50 [0-9.]+ p90 [0-9.]+ p99' "$R/$f.txt" || FAILED+=("$f: no percentiles")
 done
 
-kill "$s2" "$s1" 2>/dev/null
-wait "$s2" "$s1" 2>/dev/null
+kill "$s2" "$s1" "$sd" 2>/dev/null
+wait "$s2" "$s1" "$sd" 2>/dev/null
 sed 's/^/  server v1-2: /' "$R/srv-v2.log"
 sed 's/^/  server v1: /' "$R/srv-v1.log"
 # The server's account of the first connection (rr-echo-test -v 2): one
