@@ -252,7 +252,7 @@ SIW2_CHECK_OFF(struct ibv_qp_ex, wr_abort, 336);
 struct verbs_context_ops {
 	void *advise_mr;
 	void *alloc_dm;
-	void *alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void *alloc_null_mr;
 	void *alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
@@ -282,7 +282,7 @@ struct verbs_context_ops {
 				      struct ibv_srq_init_attr *attr);
 	void *create_srq_ex;
 	void *create_wq;
-	void *dealloc_mw;
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void *dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -392,6 +392,7 @@ SIW2_CHECK_OFF(struct verbs_context_ops, unimport_pd, 600);
 SIW2_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context, 16);
 SIW2_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd, 16);
 SIW2_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr, 48);
+SIW2_DECLARE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw, 24);
 SIW2_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq, 40);
 SIW2_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq, 24);
 SIW2_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp, 64);
@@ -465,6 +466,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,

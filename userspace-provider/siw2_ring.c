@@ -192,6 +192,7 @@ SIW2_SAME_OP(SIW2_SQ_OP_SEND, IBV_WR_SEND);
 SIW2_SAME_OP(SIW2_SQ_OP_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM);
 SIW2_SAME_OP(SIW2_SQ_OP_RDMA_READ, IBV_WR_RDMA_READ);
 SIW2_SAME_OP(SIW2_SQ_OP_LOCAL_INV, IBV_WR_LOCAL_INV);
+SIW2_SAME_OP(SIW2_SQ_OP_BIND_MW, IBV_WR_BIND_MW);
 SIW2_SAME_OP(SIW2_SQ_OP_SEND_WITH_INV, IBV_WR_SEND_WITH_INV);
 SIW2_SAME_OP(SIW2_SQ_OP_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE);
 SIW2_SAME_OP(SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP,
@@ -236,6 +237,13 @@ static int check_send_wr(const struct siw2_qp *qp, const struct ibv_send_wr *wr)
 		return EOPNOTSUPP;
 	if ((r & SIW2_WRF_READ) && (!read_sges_ok(qp, wr->num_sge) || inl))
 		return EINVAL;
+	/* A type 2 window onto an MR; no local buffer. */
+	if (r & SIW2_WRF_BIND)
+		return wr->num_sge || inl || !wr->bind_mw.mw ||
+		       wr->bind_mw.mw->type != IBV_MW_TYPE_2 ||
+		       !wr->bind_mw.bind_info.mr ||
+		       (wr->send_flags & ~(unsigned int)SIW2_WQE_FLAGS) ?
+		       EINVAL : 0;
 	/* The original value lands in one 8-byte buffer. */
 	if ((r & SIW2_WRF_ATOMIC) &&
 	    (wr->num_sge != 1 || wr->sg_list[0].length != 8 || inl))
@@ -271,6 +279,16 @@ static void fill_sq_wqe(struct siw2_sq_wqe *e, const struct ibv_send_wr *wr)
 	if (r & SIW2_WRF_IMM)
 		/* DEC-5: imm_data is octets 0..3 of the 8. */
 		e->imm = (uint64_t)be32toh(wr->imm_data) << 32;
+	if (r & SIW2_WRF_BIND) {
+		const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+
+		e->rkey = wr->bind_mw.rkey;
+		e->bind.addr = b->addr;
+		e->bind.length = b->length;
+		e->bind.mr_lkey = b->mr->lkey;
+		e->bind.access = b->mw_access_flags;
+		return;
+	}
 	if ((r & SIW2_WRF_REMOTE) && (r & SIW2_WRF_ATOMIC)) {
 		e->raddr = wr->wr.atomic.remote_addr;
 		e->rkey = wr->wr.atomic.rkey;

@@ -103,6 +103,44 @@ static int siw2_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
+/*
+ * Memory windows are type 2 (2A): bound by a work request on a send queue
+ * (IBV_WR_BIND_MW, siw2_ring.c), for the peer's access only. ibv_bind_mw(),
+ * for type 1, keeps libibverbs' EOPNOTSUPP.
+ */
+static struct ibv_mw *siw2_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	if (type != IBV_MW_TYPE_2) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int siw2_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
 /* A CQ of either kind: the basic create_cq command, the ring mapped. */
 static struct siw2_cq *create_cq(struct ibv_context *ctx, int cqe,
 				 struct ibv_comp_channel *channel,
@@ -492,12 +530,14 @@ static int siw2_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 }
 
 const struct verbs_context_ops siw2_ctx_ops = {
+	.alloc_mw = siw2_alloc_mw,
 	.alloc_pd = siw2_alloc_pd,
 	.create_cq = siw2_create_cq,
 	.create_cq_ex = siw2_create_cq_ex,
 	.create_qp = siw2_create_qp,
 	.create_qp_ex = siw2_create_qp_ex,
 	.create_srq = siw2_create_srq,
+	.dealloc_mw = siw2_dealloc_mw,
 	.dealloc_pd = siw2_dealloc_pd,
 	.dereg_mr = siw2_dereg_mr,
 	.destroy_cq = siw2_destroy_cq,

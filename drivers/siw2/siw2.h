@@ -141,6 +141,7 @@ enum siw2_mr_type {
 	SIW2_MR_DMA,	/* all of kernel memory (get_dma_mr) */
 	SIW2_MR_USER,	/* pinned user memory (reg_user_mr) */
 	SIW2_MR_FRMR,	/* fast registration page list (alloc_mr) */
+	SIW2_MR_MW,	/* memory window (type 2A), bound to a parent MR */
 };
 
 /**
@@ -160,6 +161,10 @@ enum siw2_mr_type {
  * @iova: the region's first address as the data path sees it
  * @length: the region's length as the data path sees it
  * @valid: the STag is valid; fast-registration MRs start invalid
+ * @mw_bound: windows bound to this MR now (deregistration waits for 0)
+ * @mw_lock: SIW2_MR_MW: orders a window's bind and invalidation against
+ *	lookups, which take @parent's reference under it
+ * @parent: SIW2_MR_MW: the MR the window is bound to (referenced), or NULL
  *
  * @access, @stag, @iova, @length and @valid of an FRMR change by
  * IB_WR_REG_MR and invalidation, in the QP's data path, and are read
@@ -186,6 +191,23 @@ struct siw2_mr {
 	u64 iova;
 	u64 length;
 	bool valid;
+	atomic_t mw_bound;
+	spinlock_t mw_lock;	/* see @mw_lock above */
+	struct siw2_mr *parent;
+};
+
+/* A memory window: its STag is a table entry of its own (SIW2_MR_MW). */
+struct siw2_mw {
+	struct ib_mw base;
+	struct siw2_mr *entry;
+};
+
+/* What a ring entry binds (IB_UVERBS_WR_BIND_MW): rkey is the new STag. */
+struct siw2_bind_info {
+	u64 addr;
+	u64 length;
+	u32 mr_lkey;
+	u32 access;
 };
 
 struct siw2_sge {
@@ -262,6 +284,7 @@ struct siw2_sqe {
 	union {
 		struct siw2_atomic_op atomic;
 		struct siw2_commit_log_info log;
+		struct siw2_bind_info bind;
 	};
 	/* Last: a queue's entries hold its max_send_sge (siw2_sqe_size()). */
 	struct siw2_sge sge[SIW2_MAX_SGE];
@@ -468,6 +491,11 @@ static inline struct siw2_mr *to_siw2_mr(struct ib_mr *mr)
 	return container_of(mr, struct siw2_mr, base);
 }
 
+static inline struct siw2_mw *to_siw2_mw(struct ib_mw *mw)
+{
+	return container_of(mw, struct siw2_mw, base);
+}
+
 static inline struct siw2_srq *to_siw2_srq(struct ib_srq *srq)
 {
 	return container_of(srq, struct siw2_srq, base);
@@ -567,6 +595,8 @@ struct ib_mr *siw2_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 int siw2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 int siw2_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int siw2_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int siw2_dealloc_mw(struct ib_mw *ibmw);
 
 /* siw2_wq.c: bounded work queues shared by QPs and SRQs */
 int siw2_wq_init(struct siw2_wq *wq, u32 size, size_t esize);

@@ -343,6 +343,8 @@ enum siw2_mem_err siw2_mr_lookup(struct siw2_device *sdev, struct ib_pd *pd,
 				 u32 stag, u64 va, u64 len, int access,
 				 struct siw2_mr **mrp);
 int siw2_mr_invalidate(struct siw2_device *sdev, struct ib_pd *pd, u32 stag);
+int siw2_mw_bind(struct siw2_device *sdev, struct ib_pd *pd, u32 rkey,
+		 const struct siw2_bind_info *b);
 int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
 		     int access);
 

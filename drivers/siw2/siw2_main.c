@@ -43,6 +43,7 @@ static const struct ib_device_ops siw2_device_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
 	.alloc_mr = siw2_alloc_mr,
+	.alloc_mw = siw2_alloc_mw,
 	.iw_accept = siw2_iw_accept,
 	.iw_add_ref = siw2_iw_add_ref,
 	.iw_connect = siw2_iw_connect,
@@ -57,6 +58,7 @@ static const struct ib_device_ops siw2_device_ops = {
 	.create_qp = siw2_create_qp,
 	.create_srq = siw2_create_srq,
 	.dealloc_driver = siw2_dealloc_driver,
+	.dealloc_mw = siw2_dealloc_mw,
 	.dealloc_pd = siw2_dealloc_pd,
 	.dealloc_ucontext = siw2_dealloc_ucontext,
 	.dereg_mr = siw2_dereg_mr,
@@ -88,6 +90,7 @@ static const struct ib_device_ops siw2_device_ops = {
 	.resize_cq = siw2_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, siw2_cq, base),
+	INIT_RDMA_OBJ_SIZE(ib_mw, siw2_mw, base),
 	INIT_RDMA_OBJ_SIZE(ib_pd, siw2_pd, base),
 	INIT_RDMA_OBJ_SIZE(ib_qp, siw2_qp, base),
 	INIT_RDMA_OBJ_SIZE(ib_srq, siw2_srq, base),

@@ -22,8 +22,8 @@
 #define SIW2_MR_ACCESS_SUPPORTED                                      \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |             \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |            \
-	 IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT |        \
-	 IB_ACCESS_OPTIONAL)
+	 IB_ACCESS_MW_BIND | IB_ACCESS_FLUSH_GLOBAL |                 \
+	 IB_ACCESS_FLUSH_PERSISTENT | IB_ACCESS_OPTIONAL)
 
 static int siw2_mr_check_access(int access)
 {
@@ -104,6 +104,7 @@ static struct siw2_mr *siw2_mr_new(struct ib_pd *pd, enum siw2_mr_type type,
 	mr->base.device = pd->device;
 	mr->base.pd = pd;
 	kref_init(&mr->ref);
+	spin_lock_init(&mr->mw_lock);
 	mr->type = type;
 	mr->access = access;
 	mr->base.lkey = index << 8;
@@ -217,6 +218,41 @@ enum siw2_mem_err siw2_mr_check(struct siw2_mr *mr, struct ib_pd *pd,
 	return SIW2_MEM_OK;
 }
 
+/* Rights only a peer uses: a window opens memory to the peer alone. */
+#define SIW2_REMOTE_RIGHTS                                             \
+	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |              \
+	 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_FLUSH_GLOBAL |             \
+	 IB_ACCESS_FLUSH_PERSISTENT)
+
+/*
+ * siw2_mw_resolve - a window's STag: check the window, then hand out the
+ * MR it is bound to, referenced.  Under @mw_lock so that a bind or an
+ * invalidation never comes between the check and the reference.  A
+ * window is never a local key (IBA 10.6.7.1).  Drops @mw's reference.
+ */
+static enum siw2_mem_err siw2_mw_resolve(struct siw2_mr *mw, struct ib_pd *pd,
+					 u64 va, u64 len, int access,
+					 struct siw2_mr **mrp)
+{
+	struct siw2_mr *parent = NULL;
+	enum siw2_mem_err err = SIW2_MEM_E_STAG;
+	unsigned long flags;
+
+	if (access & SIW2_REMOTE_RIGHTS) {
+		spin_lock_irqsave(&mw->mw_lock, flags);
+		err = siw2_mr_check(mw, pd, va, len, access);
+		parent = mw->parent;
+		if (!err && (!parent || !kref_get_unless_zero(&parent->ref)))
+			err = SIW2_MEM_E_STAG;
+		spin_unlock_irqrestore(&mw->mw_lock, flags);
+	}
+	siw2_mr_put(mw);
+	if (err)
+		return err;
+	*mrp = parent;
+	return SIW2_MEM_OK;
+}
+
 /**
  * siw2_mr_lookup - find and check an MR in one step
  * @sdev: device
@@ -238,6 +274,8 @@ enum siw2_mem_err siw2_mr_lookup(struct siw2_device *sdev, struct ib_pd *pd,
 
 	if (!mr)
 		return SIW2_MEM_E_STAG;
+	if (mr->type == SIW2_MR_MW)
+		return siw2_mw_resolve(mr, pd, va, len, access, mrp);
 	err = siw2_mr_check(mr, pd, va, len, access);
 	if (err) {
 		siw2_mr_put(mr);
@@ -280,6 +318,27 @@ int siw2_mr_kaddr(struct siw2_mr *mr, u64 va, u32 len, void **kaddr)
 	}
 }
 
+/*
+ * siw2_mw_unbind - invalidate a window: its STag stops at once, and the
+ * MR it was bound to may be deregistered again.  Lookups that got the
+ * MR before keep their own reference.
+ */
+static void siw2_mw_unbind(struct siw2_mr *mw)
+{
+	struct siw2_mr *parent;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mw->mw_lock, flags);
+	parent = mw->parent;
+	mw->parent = NULL;
+	WRITE_ONCE(mw->valid, false);
+	spin_unlock_irqrestore(&mw->mw_lock, flags);
+	if (parent) {
+		atomic_dec(&parent->mw_bound);
+		siw2_mr_put(parent);
+	}
+}
+
 /**
  * siw2_mr_invalidate - invalidate an STag (Local Invalidate, Send with
  * Invalidate, RDMA Read with Invalidate)
@@ -287,7 +346,8 @@ int siw2_mr_kaddr(struct siw2_mr *mr, u64 va, u32 len, void **kaddr)
  * @pd: the PD of the QP asking
  * @stag: the STag
  *
- * Only fast-registration STags can be invalidated (RFC 5040 5.2).
+ * Only fast-registration and memory window STags can be invalidated
+ * (RFC 5040 5.2, RPCRDMA2-INV-3).
  *
  * Return: 0, or -EINVAL for an unknown STag, one of another PD or one
  * that cannot be invalidated.
@@ -299,10 +359,14 @@ int siw2_mr_invalidate(struct siw2_device *sdev, struct ib_pd *pd, u32 stag)
 
 	if (!mr)
 		return -EINVAL;
-	if (mr->type != SIW2_MR_FRMR || mr->base.pd != pd)
+	if (mr->base.pd != pd)
 		rv = -EINVAL;
-	else
+	else if (mr->type == SIW2_MR_MW)
+		siw2_mw_unbind(mr);
+	else if (mr->type == SIW2_MR_FRMR)
 		WRITE_ONCE(mr->valid, false);
+	else
+		rv = -EINVAL;
 	siw2_mr_put(mr);
 	return rv;
 }
@@ -516,6 +580,113 @@ int siw2_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  */
 int siw2_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	siw2_mr_free(to_siw2_mr(ibmr));
+	struct siw2_mr *mr = to_siw2_mr(ibmr);
+
+	/* Windows still open onto it: they go first (IBA 10.6.7.2.6). */
+	if (atomic_read(&mr->mw_bound))
+		return -EBUSY;
+	siw2_mr_free(mr);
 	return 0;
+}
+
+/**
+ * siw2_alloc_mw - a memory window of type 2A, not yet bound
+ * @ibmw: the core's window; its type was chosen by the caller
+ * @udata: user data (windows are user space's: a kernel consumer has no
+ *	way to bind one)
+ *
+ * The window takes an entry of the STag table (counted as an MR) with
+ * key 0, invalid until a bind work request makes it valid.
+ *
+ * Return: 0, -EOPNOTSUPP for a type 1 window, -ENOMEM.
+ */
+int siw2_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct siw2_mw *mw = to_siw2_mw(ibmw);
+	struct siw2_mr *e;
+
+	if (ibmw->type != IB_MW_TYPE_2)
+		return -EOPNOTSUPP;
+	e = siw2_mr_new(ibmw->pd, SIW2_MR_MW, 0);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	mw->entry = e;
+	ibmw->rkey = e->stag;
+	return 0;
+}
+
+/**
+ * siw2_dealloc_mw - invalidate and free a window
+ * @ibmw: window
+ *
+ * Return: 0
+ */
+int siw2_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct siw2_mr *e = to_siw2_mw(ibmw)->entry;
+
+	siw2_mw_unbind(e);
+	siw2_mr_free(e);
+	return 0;
+}
+
+/**
+ * siw2_mw_bind - execute a bind work request (IB_UVERBS_WR_BIND_MW)
+ * @sdev: device
+ * @pd: the PD of the QP executing it
+ * @rkey: the window's new STag: its index, and the key byte the consumer
+ *	chose
+ * @b: the MR, the range in it and the remote rights
+ *
+ * A type 2 window must be invalid to be bound (IBA 10.6.7.2.4); the MR
+ * must be valid, of the same PD, registered with IB_ACCESS_MW_BIND, and
+ * hold the range; remote write or atomic rights need the MR's local
+ * write.  Zero-based windows are not offered.
+ *
+ * Return: 0, or -EINVAL (the work request completes IB_WC_MW_BIND_ERR).
+ */
+int siw2_mw_bind(struct siw2_device *sdev, struct ib_pd *pd, u32 rkey,
+		 const struct siw2_bind_info *b)
+{
+	const u32 rights = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			   IB_ACCESS_REMOTE_ATOMIC;
+	struct siw2_mr *mw, *mr;
+	unsigned long flags;
+	int rv = -EINVAL;
+
+	rcu_read_lock();
+	mw = xa_load(&sdev->mr_xa, rkey >> 8);
+	if (mw && (mw->type != SIW2_MR_MW || !kref_get_unless_zero(&mw->ref)))
+		mw = NULL;
+	rcu_read_unlock();
+	if (!mw)
+		return -EINVAL;
+	mr = siw2_mr_get(sdev, b->mr_lkey);
+	if (!mr)
+		goto out_mw;
+	if (mw->base.pd != pd || mr->type == SIW2_MR_MW || !b->length ||
+	    (b->access & ~rights) || !(READ_ONCE(mr->access) & IB_ACCESS_MW_BIND) ||
+	    ((b->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	     !(READ_ONCE(mr->access) & IB_ACCESS_LOCAL_WRITE)) ||
+	    siw2_mr_check(mr, pd, b->addr, b->length, 0))
+		goto out_mr;
+	spin_lock_irqsave(&mw->mw_lock, flags);
+	if (!mw->valid) {
+		mw->parent = mr;	/* the lookup's reference moves here */
+		mr = NULL;
+		atomic_inc(&mw->parent->mw_bound);
+		WRITE_ONCE(mw->access, b->access);
+		WRITE_ONCE(mw->iova, b->addr);
+		WRITE_ONCE(mw->length, b->length);
+		WRITE_ONCE(mw->stag, rkey);
+		WRITE_ONCE(mw->valid, true);
+		rv = 0;
+	}
+	spin_unlock_irqrestore(&mw->mw_lock, flags);
+out_mr:
+	if (mr)
+		siw2_mr_put(mr);
+out_mw:
+	siw2_mr_put(mw);
+	return rv;
 }

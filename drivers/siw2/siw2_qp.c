@@ -608,6 +608,9 @@ static int siw2_check_send_wr(struct siw2_qp *qp, const struct ib_send_wr *wr)
 	/* No kernel work request carries a range length: siw2_post_commit(). */
 	if (wr->opcode == IB_WR_FLUSH)
 		return -EOPNOTSUPP;
+	/* Nor a window to bind: only a send queue ring entry does. */
+	if (siw2_wr_rules_of(wr->opcode) & SIW2_WRF_BIND)
+		return -EOPNOTSUPP;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	return siw2_wr_check(qp, wr->opcode, wr->send_flags & IB_SEND_INLINE,

@@ -183,7 +183,12 @@ static bool siw2_sq_wqe_ok(struct siw2_qp *qp, const struct siw2_sq_wqe *e)
 	    e->num_sge > qp->cap.max_send_sge || (inl && e->num_sge))
 		return false;
 	/* Operands only where the opcode has them (imm: compare_add). */
-	if (r & SIW2_WRF_COMMIT) {
+	if (r & SIW2_WRF_BIND) {
+		/* The window in @rkey, the rest in @bind; nothing else. */
+		if (e->num_sge || inl || e->raddr || e->inv_stag ||
+		    e->inline_len)
+			return false;
+	} else if (r & SIW2_WRF_COMMIT) {
 		if (!siw2_sq_commit_ok(e))
 			return false;
 	} else if (!(r & SIW2_WRF_ATOMIC) &&
@@ -223,11 +228,18 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	sqe->rkey = e->rkey;
 	sqe->inv_stag = e->inv_stag;
 	/* A Commit's operands share the union: they are read below. */
-	if (siw2_wr_rules(e->opcode) & SIW2_WRF_IMM)
+	if (siw2_wr_rules(e->opcode) & SIW2_WRF_IMM) {
 		sqe->imm = e->imm;
-	else if (!(siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT))
+	} else if (siw2_wr_rules(e->opcode) & SIW2_WRF_BIND) {
+		sqe->bind.addr = e->bind.addr;
+		sqe->bind.length = e->bind.length;
+		sqe->bind.mr_lkey = e->bind.mr_lkey;
+		sqe->bind.access = e->bind.access;
+		return;
+	} else if (!(siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT)) {
 		siw2_wr_atomic(sqe, e->atomic.compare_add, e->atomic.swap,
 			       e->atomic.compare_add_mask, e->atomic.swap_mask);
+	}
 	if (e->flags & SIW2_WQE_INLINE) {
 		sqe->len = e->inline_len;
 		memcpy(qp->sq_inline + slot * qp->cap.max_inline_data,

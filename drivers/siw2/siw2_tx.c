@@ -378,6 +378,13 @@ static void siw2_tx_start_local(struct siw2_qp *qp, u32 rules)
 			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS, 0);
 		return;
 	}
+	if (rules & SIW2_WRF_BIND) {
+		if (siw2_mw_bind(qp->sdev, qp->base.pd, wqe->rkey, &wqe->bind))
+			siw2_tx_local_error(qp, tx->slot, IB_WC_MW_BIND_ERR);
+		else
+			siw2_dp_sqe_done(qp, tx->slot, IB_WC_SUCCESS, 0);
+		return;
+	}
 	/* IB_WR_REG_MR, the other local operation. */
 	if (siw2_mr_fast_reg(wqe->reg_mr, qp->base.pd, wqe->reg_key,
 			     wqe->reg_access))

@@ -43,9 +43,13 @@ int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * iWARP devices must offer the memory management extensions. Atomic
 	 * Write is a CmpSwap that always matches (DEC-17). An RDMA Commit
 	 * writes back the CPU caches of a durable MR's range (DEC-14), and
-	 * makes any other range globally visible.
+	 * makes any other range globally visible. Memory windows are
+	 * type 2A: bound by a send queue work request, associated with the
+	 * PD (not one QP).
 	 */
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2A |
 				 IB_DEVICE_ATOMIC_WRITE |
 				 IB_DEVICE_FLUSH_GLOBAL |
 				 IB_DEVICE_FLUSH_PERSISTENT;
@@ -56,6 +60,8 @@ int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = sdev->limit[SIW2_OBJ_CQ];
 	attr->max_cqe = SIW2_MAX_CQE;
 	attr->max_mr = sdev->limit[SIW2_OBJ_MR];
+	/* A window takes an STag table entry, as a region does. */
+	attr->max_mw = sdev->limit[SIW2_OBJ_MR];
 	attr->max_pd = sdev->limit[SIW2_OBJ_PD];
 	attr->max_qp_rd_atom = SIW2_MAX_IRD;
 	attr->max_qp_init_rd_atom = SIW2_MAX_ORD;

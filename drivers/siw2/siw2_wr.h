@@ -13,8 +13,11 @@
 struct siw2_qp;
 struct siw2_sqe;
 
-/* Kernel consumers only (IB_WR_REG_MR): refused on a user QP. */
-#define SIW2_WRF_KVERB	BIT(15)
+/*
+ * Kernel consumers only (IB_WR_REG_MR): refused on a user QP. Above the
+ * 16 bits of the shared rules (siw2-wr.h), so no shared flag takes it.
+ */
+#define SIW2_WRF_KVERB	BIT(16)
 
 u32 siw2_wr_rules_of(u32 op);
 enum ib_wc_opcode siw2_wr_wc_opcode(enum ib_wr_opcode op);

@@ -181,6 +181,13 @@ struct siw2_sq_wqe {
 			__aligned_u64 swap_mask;
 		} atomic;
 		__aligned_u64 imm;
+		/* BIND_MW: @rkey is the window's new STag (its key byte new) */
+		struct {
+			__aligned_u64 addr;	/* first address, in the MR */
+			__aligned_u64 length;
+			__u32 mr_lkey;		/* the MR it opens onto */
+			__u32 access;		/* IBV_ACCESS_REMOTE_* */
+		} bind;
 		struct {
 			__aligned_u64 len;	/* octets, <= U32_MAX */
 			__aligned_u64 log_to;	/* 8-octet aligned */

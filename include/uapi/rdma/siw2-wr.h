@@ -29,6 +29,7 @@ enum {
 	SIW2_SQ_OP_ATOMIC_CMP_AND_SWP = 5,
 	SIW2_SQ_OP_ATOMIC_FETCH_AND_ADD = 6,
 	SIW2_SQ_OP_LOCAL_INV = 7,
+	SIW2_SQ_OP_BIND_MW = 8,		/* type 2 windows: ring entries only */
 	SIW2_SQ_OP_SEND_WITH_INV = 9,
 	SIW2_SQ_OP_RDMA_READ_WITH_INV = 11,
 	SIW2_SQ_OP_MASKED_ATOMIC_CMP_AND_SWP = 12,
@@ -55,6 +56,7 @@ enum {
 	SIW2_WRF_COMMIT = 1 << 12,	/* RDMA Commit: the peer takes it (DEC-4) */
 	SIW2_WRF_NO_RING = 1 << 13,	/* never in a send queue ring */
 	SIW2_WRF_DV = 1 << 14,		/* user space: through siw2dv only */
+	SIW2_WRF_BIND = 1 << 15,	/* binds a memory window (ring entry's bind) */
 };
 
 #define SIW2_WRF_ATOMIC_OP \
@@ -88,6 +90,12 @@ static inline __u32 siw2_wr_rules(__u32 op)
 		[SIW2_SQ_OP_ATOMIC_FETCH_AND_ADD] = SIW2_WRF_ATOMIC_OP,
 		[SIW2_SQ_OP_LOCAL_INV] = SIW2_WRF_OK | SIW2_WRF_INV |
 					 SIW2_WRF_LOCAL,
+		/*
+		 * The window, the region and the range come in the ring
+		 * entry's bind fields, which no other path carries.
+		 */
+		[SIW2_SQ_OP_BIND_MW] = SIW2_WRF_OK | SIW2_WRF_LOCAL |
+				       SIW2_WRF_BIND,
 		[SIW2_SQ_OP_SEND_WITH_INV] = SIW2_WRF_OK | SIW2_WRF_INLINE |
 					     SIW2_WRF_INV,
 		/* No user verb makes it: rings refuse it. */
