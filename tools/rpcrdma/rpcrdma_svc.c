@@ -48,19 +48,26 @@ static int svc_poll(struct ibv_cq *cq, struct ibv_wc *wc)
 	return n < 0 || wc->status != IBV_WC_SUCCESS ? -1 : 0;
 }
 
-/* Post the work request and wait for its (signaled) completion. */
-static int svc_send(struct svc_conn *c, size_t len)
+/*
+ * Send the first @len octets of the send buffer, by Send with Invalidate
+ * of @inv when it is not 0, and wait for the (signaled) completion.
+ */
+static int svc_send(struct svc_conn *c, size_t len, uint32_t inv)
 {
+	struct ibv_sge sge = { (uintptr_t)c->send_buf, len, c->send_mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .invalidate_rkey = inv }, *bad;
 	struct ibv_wc wc;
 
-	if (rdma_post_send(c->id, NULL, c->send_buf, len, c->send_mr,
-			   IBV_SEND_SIGNALED))
+	if (ibv_post_send(c->id->qp, &wr, &bad))
 		return -1;
 	return svc_poll(c->id->send_cq, &wc);
 }
 
-static int svc_send_hdr(struct svc_conn *c, struct rr_hdr *h, const void *msg,
-			size_t mlen)
+static int svc_send_inv(struct svc_conn *c, struct rr_hdr *h, const void *msg,
+			size_t mlen, uint32_t inv)
 {
 	size_t len;
 
@@ -69,7 +76,34 @@ static int svc_send_hdr(struct svc_conn *c, struct rr_hdr *h, const void *msg,
 		return -1;
 	if (mlen)
 		memcpy(c->send_buf + len, msg, mlen);
-	return svc_send(c, len + mlen);
+	return svc_send(c, len + mlen, inv);
+}
+
+static int svc_send_hdr(struct svc_conn *c, struct rr_hdr *h, const void *msg,
+			size_t mlen)
+{
+	return svc_send_inv(c, h, msg, mlen, 0);
+}
+
+/*
+ * The handle a Call asks this side to invalidate with its Reply: only a
+ * Version 2 rdma_inv_handle that is one of the Call's own handles
+ * (RPCRDMA2-INV-1, -2); anything else is ignored and the Reply goes by
+ * plain Send.
+ */
+static uint32_t svc_inv_handle(const struct rr_hdr *h)
+{
+	uint32_t i;
+
+	if (h->vers != RR_VERS_2 || !h->inv_handle)
+		return 0;
+	for (i = 0; i < h->nreads; i++)
+		if (h->reads[i].seg.handle == h->inv_handle)
+			return h->inv_handle;
+	for (i = 0; i < h->nsegs; i++)
+		if (h->segs[i].handle == h->inv_handle)
+			return h->inv_handle;
+	return 0;
 }
 
 /* An RDMA2_ERROR (or Version 1 ERR_*) for a header that failed. */
@@ -244,6 +278,7 @@ static int svc_reply(struct svc_conn *c, struct rr_hdr *call, uint8_t *msg,
 {
 	struct rr_hdr h;
 	size_t len = r->len, hl, pad, room;
+	uint32_t inv;
 
 	rr_hdr_init(&h, call->vers, call->xid, RR_XPRT_RECVS, RR_MSG);
 	h.flags = call->vers == RR_VERS_2 ? RR_F_RESPONSE : 0;	/* HDR-3 */
@@ -265,16 +300,20 @@ static int svc_reply(struct svc_conn *c, struct rr_hdr *call, uint8_t *msg,
 	}
 	if (rr_encode(&h, c->send_buf, RR_XPRT_INLINE, &hl))
 		return -1;
+	inv = svc_inv_handle(call);
+	c->st.invalidations += inv != 0;
 	if (hl + len <= c->send_inline)
-		return svc_send_hdr(c, &h, msg, len);
-	if (!call->has_reply || svc_chunk_room(call, &call->reply) < len)
+		return svc_send_inv(c, &h, msg, len, inv);
+	if (!call->has_reply || svc_chunk_room(call, &call->reply) < len) {
+		c->st.invalidations -= inv != 0;
 		return svc_error2(c, call, RR_ERR_REPLY_RESOURCE, len, 0);
+	}
 	if (svc_push(c, call, &call->reply, msg, len))
 		return -1;
 	c->st.reply_chunks++;
 	h.htype = RR_NOMSG;
 	rr_set_reply(&h, &call->segs[call->reply.first], call->reply.nsegs);
-	return svc_send_hdr(c, &h, NULL, 0);
+	return svc_send_inv(c, &h, NULL, 0, inv);
 }
 
 /* One received message; -1 ends the connection. */

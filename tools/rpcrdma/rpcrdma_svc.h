@@ -44,6 +44,7 @@ struct rr_svc_stats {
 	uint32_t read_chunks;
 	uint32_t write_chunks;
 	uint32_t reply_chunks;
+	uint32_t invalidations;	/* Replies by Send with Invalidate */
 };
 
 /* Test behaviour: close the connection on a Version 2 first message. */

@@ -81,6 +81,8 @@ static int rr_wait(struct rr_xprt *x, unsigned int *ri, uint32_t *blen)
 					       ibv_wc_status_str(wc.status));
 			*ri = (unsigned int)wc.wr_id;
 			*blen = wc.byte_len;
+			x->inv_rkey = wc.wc_flags & IBV_WC_WITH_INV ?
+				      wc.invalidated_rkey : 0;
 			got = true;
 			continue;
 		}
@@ -186,6 +188,7 @@ static int rr_xprt_open(struct rr_xprt *x, const char *host, const char *port,
 	struct rdma_conn_param cp = { .responder_resources = 4,
 				      .initiator_depth = 0 };
 	const struct rdma_cm_event *ev;
+	struct ibv_device_attr dattr;
 	uint32_t ssz, rsz;
 	uint8_t pd[RR_CM_LEN], fl;
 	unsigned int i;
@@ -226,6 +229,16 @@ static int rr_xprt_open(struct rr_xprt *x, const char *host, const char *port,
 				ev->param.conn.private_data_len, &fl, &ssz, &rsz))
 		x->send_inline = rsz < RR_XPRT_INLINE ? rsz : RR_XPRT_INLINE;
 	x->credits = 1;
+	x->mw_ok = false;
+	if (!ibv_query_device(x->id->verbs, &dattr) &&
+	    (dattr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+				       IBV_DEVICE_MEM_WINDOW_TYPE_2B))) {
+		x->mw_ok = true;
+		for (i = 0; i < 3 && x->mw_ok; i++) {
+			x->mw[i] = ibv_alloc_mw(x->id->pd, IBV_MW_TYPE_2);
+			x->mw_ok = x->mw[i] != NULL;
+		}
+	}
 	return vers == RR_VERS_2 ? rr_connprop(x) : 0;
 }
 
@@ -235,6 +248,13 @@ static int rr_xprt_open(struct rr_xprt *x, const char *host, const char *port,
  */
 void rr_xprt_close(struct rr_xprt *x)
 {
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (x->mw[i])
+			ibv_dealloc_mw(x->mw[i]);
+		x->mw[i] = NULL;
+	}
 	if (x->id)
 		rdma_disconnect(x->id);
 	if (x->recv_mr)
@@ -299,6 +319,74 @@ static struct ibv_mr *rr_reg(struct rr_xprt *x, void *p, size_t len, int acc,
 		s->offset = (uintptr_t)p;
 	}
 	return mr;
+}
+
+/* Post one local work request (bind, invalidate) and wait for it. */
+static int rr_local_wr(struct rr_xprt *x, struct ibv_send_wr *wr)
+{
+	long long deadline = rr_now_ms() + x->timeout_ms;
+	struct timespec nap = { 0, 20000 };
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	int n;
+
+	wr->send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(x->id->qp, wr, &bad))
+		return rr_fail(x, -EIO, "ibv_post_send (local): %s", strerror(errno));
+	while (!(n = ibv_poll_cq(x->id->send_cq, 1, &wc))) {
+		if (rr_now_ms() > deadline)
+			return rr_fail(x, -ETIMEDOUT, "no completion of a local work request");
+		nanosleep(&nap, NULL);
+	}
+	if (n < 0 || wc.status != IBV_WC_SUCCESS)
+		return rr_fail(x, -EIO, "local work request: %s",
+			       n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+	return 0;
+}
+
+/*
+ * rr_reg_mw - register @p for this call and open it to the peer through
+ * window @k with a fresh key: the segment names the window, which the
+ * responder may invalidate with its Reply (RPCRDMA2-INV-3: a window,
+ * not the MR, is what a peer may invalidate).
+ */
+static struct ibv_mr *rr_reg_mw(struct rr_xprt *x, unsigned int k, void *p,
+				size_t len, int acc, struct rr_seg *s)
+{
+	struct ibv_mr *mr = ibv_reg_mr(x->id->pd, p, len, IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_MW_BIND);
+	struct ibv_send_wr wr = { .opcode = IBV_WR_BIND_MW };
+	uint32_t rkey;
+
+	if (!mr)
+		return NULL;
+	rkey = ibv_inc_rkey(x->mw[k]->rkey);
+	wr.bind_mw.mw = x->mw[k];
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)p;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = acc & ~IBV_ACCESS_LOCAL_WRITE;
+	if (rr_local_wr(x, &wr)) {
+		ibv_dereg_mr(mr);
+		return NULL;
+	}
+	x->mw[k]->rkey = rkey;
+	s->handle = rkey;
+	s->length = len;
+	s->offset = (uintptr_t)p;
+	return mr;
+}
+
+/* Close window @k unless the Reply's Send with Invalidate did. */
+static void rr_unbind(struct rr_xprt *x, unsigned int k)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_LOCAL_INV };
+
+	if (x->inv_rkey == x->mw[k]->rkey)
+		return;
+	wr.invalidate_rkey = x->mw[k]->rkey;
+	rr_local_wr(x, &wr);
 }
 
 static uint32_t rr_chunk_len(const struct rr_hdr *h, const struct rr_chunk *c)
@@ -381,8 +469,9 @@ int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 	struct rr_hdr h;
 	unsigned int ri = 0;
 	uint8_t *rbuf, *m = c->msg;
-	uint32_t blen, xid = c->retry ? x->xid : ++x->xid;
+	uint32_t blen, inv, xid = c->retry ? x->xid : ++x->xid;
 	size_t hl, rdend = c->rdpos + c->rdlen + (4 - c->rdlen % 4) % 4;
+	bool win;
 	int rv;
 
 	if (c->msglen < 4 || c->msglen % 4 || c->rdpos % 4 ||
@@ -394,18 +483,33 @@ int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 	m[2] = xid >> 8;
 	m[3] = xid;
 	rr_hdr_init(&h, x->vers, xid, RR_XPRT_RECVS, RR_MSG);
+	c->invalidated = false;
+	x->inv_rkey = 0;
+	win = c->remote_inv && x->mw_ok && x->vers == RR_VERS_2;
+	if (c->remote_inv && !win) {
+		rv = rr_fail(x, -EOPNOTSUPP, "remote invalidation needs Version 2 and memory windows");
+		goto out;
+	}
 	rv = -ENOMEM;
 	if (c->wdata) {
-		mr_w = rr_reg(x, c->wdata, c->wlen,
-			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &s);
+		mr_w = win ? rr_reg_mw(x, 1, c->wdata, c->wlen, IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE, &s) :
+			     rr_reg(x, c->wdata, c->wlen,
+				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &s);
 		if (!mr_w || rr_add_write(&h, &s, 1))
 			goto out;
+		if (win)
+			h.inv_handle = s.handle;	/* INV-1: one of its own */
 	}
 	if (c->reply_chunk) {
-		mr_r = rr_reg(x, c->reply, c->replymax,
-			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &s);
+		mr_r = win ? rr_reg_mw(x, 2, c->reply, c->replymax, IBV_ACCESS_LOCAL_WRITE |
+				       IBV_ACCESS_REMOTE_WRITE, &s) :
+			     rr_reg(x, c->reply, c->replymax,
+				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &s);
 		if (!mr_r || rr_set_reply(&h, &s, 1))
 			goto out;
+		if (win && !h.inv_handle)
+			h.inv_handle = s.handle;
 	}
 	if (rr_encode(&h, x->send_buf, RR_XPRT_INLINE, &hl)) {
 		rv = rr_fail(x, -EINVAL, "header does not encode");
@@ -432,16 +536,25 @@ int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 	} else {
 		/* Too large to send: the peer pulls it (RDMA_NOMSG). */
 		h.htype = RR_NOMSG;
-		mr_c = rr_reg(x, c->msg, c->msglen, IBV_ACCESS_REMOTE_READ, &s);
+		mr_c = win ? rr_reg_mw(x, 0, c->msg, c->msglen, IBV_ACCESS_REMOTE_READ, &s) :
+			     rr_reg(x, c->msg, c->msglen, IBV_ACCESS_REMOTE_READ, &s);
+		if (win && mr_c && !h.inv_handle)
+			h.inv_handle = s.handle;
 		if (!mr_c || rr_add_read(&h, 0, &s) ||
 		    rr_encode(&h, x->send_buf, x->send_inline, &hl))
 			goto out;
 		c->call_how = "read chunk";
 	}
+	inv = h.inv_handle;
 	rv = rr_exchange(x, hl, &h, &rbuf, &blen, &ri);
 	if (rv)
 		goto out;
-	if (h.xid != xid)
+	/* RPCRDMA2-INV-2: only the handle asked for may be invalidated. */
+	c->invalidated = inv && x->inv_rkey == inv;
+	if (x->inv_rkey && x->inv_rkey != inv)
+		rv = rr_fail(x, -EPROTO, "the Reply invalidated 0x%08x, not the handle asked for",
+			     x->inv_rkey);
+	else if (h.xid != xid)
 		rv = rr_fail(x, -EPROTO, "reply for xid 0x%08x, 0x%08x expected", h.xid, xid);
 	else
 		rv = rr_take_reply(x, c, &h, rbuf, blen);
@@ -449,6 +562,15 @@ int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 out:
 	if (rv == -ENOMEM)
 		rr_fail(x, rv, "memory registration: %s", strerror(errno));
+	/* Windows close before their MRs go (an MR with a bound window stays). */
+	if (win) {
+		if (mr_c)
+			rr_unbind(x, 0);
+		if (mr_w)
+			rr_unbind(x, 1);
+		if (mr_r)
+			rr_unbind(x, 2);
+	}
 	if (mr_c)
 		ibv_dereg_mr(mr_c);
 	if (mr_d)

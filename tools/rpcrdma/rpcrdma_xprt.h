@@ -20,6 +20,7 @@
 
 struct rdma_cm_id;
 struct ibv_mr;
+struct ibv_mw;
 
 /**
  * struct rr_xprt - one connection
@@ -33,6 +34,10 @@ struct ibv_mr;
  * @peer_vers_low, @peer_vers_high: the range an ERR_VERS gave (0: none)
  * @first_lost: the Version 2 first message went unanswered (the
  *	connection ended or the reply never came: RPCRDMA2-VER-5)
+ * @mw_ok: the device has type 2 memory windows (chunks may use them)
+ * @mw: the windows the chunks of one call use (Read, Write, Reply)
+ * @inv_rkey: the STag the last Reply invalidated (Send with Invalidate),
+ *	or 0
  * @err: the last failure, in words
  */
 struct rr_xprt {
@@ -51,6 +56,9 @@ struct rr_xprt {
 	uint32_t peer_vers_low;
 	uint32_t peer_vers_high;
 	bool first_lost;
+	bool mw_ok;
+	struct ibv_mw *mw[3];
+	uint32_t inv_rkey;
 	int timeout_ms;
 	char err[200];
 };
@@ -72,6 +80,11 @@ struct rr_xprt {
  * @rdlen: its length (0: none)
  * @retry: resend under the last Call's XID (after ERR_WRITE_RESOURCE or
  *	ERR_REPLY_RESOURCE, RPCRDMA2-ERR-8, -9)
+ * @remote_inv: (Version 2, a device with memory windows) open the chunks
+ *	through memory windows and ask the responder to invalidate one of
+ *	them with its Reply (rdma_inv_handle, RPCRDMA2-INV-1)
+ * @invalidated: out: the responder did (the Reply came by Send with
+ *	Invalidate of that window's STag)
  * @call_how: out: how the Call went ("inline", "read chunk", "data read
  *	chunk")
  * @reply_how: out: how the Reply came ("inline", "reply chunk")
@@ -93,6 +106,8 @@ struct rr_call {
 	size_t rdpos;
 	size_t rdlen;
 	bool retry;
+	bool remote_inv;
+	bool invalidated;
 	const char *call_how;
 	const char *reply_how;
 	uint32_t err;

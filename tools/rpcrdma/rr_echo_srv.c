@@ -82,9 +82,9 @@ static void echo_prog(void *ctx, const uint8_t *call, size_t clen,
 
 static void conn_done(const struct rr_svc_stats *st)
 {
-	printf("connection: version %u, %u calls, %u errors, %u connprops, %u read chunks, %u write chunks, %u reply chunks\n",
+	printf("connection: version %u, %u calls, %u errors, %u connprops, %u read chunks, %u write chunks, %u reply chunks, %u invalidations\n",
 	       st->vers, st->calls, st->errors, st->connprops, st->read_chunks,
-	       st->write_chunks, st->reply_chunks);
+	       st->write_chunks, st->reply_chunks, st->invalidations);
 	fflush(stdout);
 }
 

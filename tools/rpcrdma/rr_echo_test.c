@@ -6,6 +6,8 @@
  * result in a Write chunk; the Reply in a Reply chunk), every byte
  * compared, and each RDMA2_ERROR a requester can draw from a responder
  * (RPCRDMA2-ERR-*), with the connection still serving a call after each.
+ * With memory windows (siw2), chunks opened through windows that the
+ * Reply's Send with Invalidate closes (RPCRDMA2-INV-*).
  *
  *   rr-echo-test [-v VERS] [-e VERS] [-p PORT] HOST
  *
@@ -143,6 +145,43 @@ static void expect_echo(const char *name, size_t n, const char *how, const char 
 	result(!strcmp(c.call_how, call_how) && !strcmp(c.reply_how, reply_how), name,
 	       "call went %s (want %s), reply came %s (want %s)", c.call_how, call_how,
 	       c.reply_how, reply_how);
+}
+
+/*
+ * expect_inv - an ECHO whose chunks go through memory windows, asking the
+ * server to invalidate one with its Reply; @how as expect_echo().
+ */
+static void expect_inv(const char *name, size_t n, const char *how)
+{
+	struct rr_call c;
+	char why[256] = "";
+	int rv;
+
+	echo_args(&c, n, n + 1);
+	c.remote_inv = true;
+	if (!strcmp(how, "read")) {
+		c.force_read = true;
+	} else if (!strcmp(how, "write")) {
+		c.wdata = wbuf;
+		c.wlen = n;
+	} else {
+		c.reply_chunk = true;
+	}
+	rv = rr_xprt_call(&t, &c);
+	if (t.vers != RR_VERS_2) {
+		/* Version 1 has no rdma_inv_handle: the library says so. */
+		result(rv == -EOPNOTSUPP, name, "rv %d (%s), want EOPNOTSUPP", rv, t.err);
+		return;
+	}
+	if (rv) {
+		result(false, name, "%s", t.err);
+		return;
+	}
+	if (!echo_check(&c, n, n + 1, why, sizeof(why))) {
+		result(false, name, "%s", why);
+		return;
+	}
+	result(c.invalidated, name, "the Reply came without Send with Invalidate");
 }
 
 static bool still_serves(char *why, size_t wl)
@@ -429,6 +468,16 @@ usage:
 	expect_echo("ECHO 65536 octets: Read chunk in, Reply chunk out", 65536, "reply",
 	     "read chunk", "reply chunk");
 	expect_echo("ECHO 1 octet inline", 1, "inline", "inline", "inline");
+	if (t.mw_ok) {
+		expect_inv("ECHO 200000 octets, the Write chunk's window invalidated by the Reply (RPCRDMA2-INV-1, RPCRDMA2-INV-2, RPCRDMA2-INV-3)",
+			   200000, "write");
+		expect_inv("ECHO 65536 octets, the Reply chunk's window invalidated by the Reply (RPCRDMA2-INV-1, RPCRDMA2-INV-2)",
+			   65536, "reply");
+		expect_inv("ECHO 64 octets, the Read chunk's window invalidated by the Reply (RPCRDMA2-INV-2)",
+			   64, "read");
+		expect_echo("ECHO 100 octets inline after the windows", 100, "inline",
+			    "inline", "inline");
+	}
 	errors();
 	rr_xprt_close(&t);
 	printf("%d passed, %d failed\n", nok, nfail);
