@@ -93,8 +93,9 @@ export SIW2_VM_KLOG_FROM_CASE=1
 # case 67's perftest runs (20 iterations instead of 200: a Read from
 # Linux siw at 64 KiB moved 0.03 MB/s there), and case 74's NFS use
 # (32 MiB of fio I/O, 1,000 files, 5 remounts instead of 256 MiB, 10,000
-# and 20).
-export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000 SIW2_DP_SIZES=1,65536 SIW2_EXT_COUNTER_N=2000 SIW2_PT_ITERS=20 SIW2_NFS_SIZE=32 SIW2_NFS_META=1000 SIW2_NFS_REMOUNTS=5}"
+# and 20); case 72's soak runs 360 s with a flap every 90 s (taking a
+# link down took 10-15 s there, so 20 s flaps left no time clear of one).
+export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000 SIW2_DP_SIZES=1,65536 SIW2_EXT_COUNTER_N=2000 SIW2_PT_ITERS=20 SIW2_NFS_SIZE=32 SIW2_NFS_META=1000 SIW2_NFS_REMOUNTS=5 siw2_soak_secs=360 siw2_soak_flap=90}"
 {
 	"$TREE/tests/run-all.sh" "$@"
 	echo "# stage kunit-guest: the KUnit suites on $kver"

@@ -197,7 +197,7 @@ kiter() {
 	t1=$(uptime_s)
 	kmsg_mark "soak-kext-$i"
 	timeout 120 insmod "$KX" addr=198.18.73.1 port="$port" rv2=1 commit=1 \
-		read_v2="$rv2" timeout_ms=5000
+		read_v2="$rv2" timeout_ms=$((5000 * ${SIW2_TIMEOUT_SCALE:-1}))
 	rc=$?
 	t2=$(uptime_s)
 	rmmod siw2_kext 2>/dev/null
