@@ -19,7 +19,7 @@
 
 #define SVC_ARENA	(3 * (size_t)RR_SVC_MAX_DATA)
 
-struct svc_conn {
+struct rr_svc_conn {
 	struct rdma_cm_id *id;
 	struct ibv_mr *recv_mr, *send_mr, *arena_mr;
 	uint8_t *recv_buf, *send_buf, *arena;
@@ -27,10 +27,12 @@ struct svc_conn {
 	unsigned int flags;
 	uint32_t vers;			/* 0 until the first valid header */
 	uint32_t send_inline;		/* the client's receive size */
+	uint32_t peer_brs;		/* the client's BRS (PROP-7 default) */
+	uint32_t cb_xid;		/* the last reverse-direction XID */
 	struct rr_svc_stats st;
 };
 
-static int svc_post_recv(struct svc_conn *c, unsigned int i)
+static int svc_post_recv(struct rr_svc_conn *c, unsigned int i)
 {
 	return rdma_post_recv(c->id, (void *)(uintptr_t)i,
 			      c->recv_buf + (size_t)i * RR_XPRT_INLINE,
@@ -52,7 +54,7 @@ static int svc_poll(struct ibv_cq *cq, struct ibv_wc *wc)
  * Send the first @len octets of the send buffer, by Send with Invalidate
  * of @inv when it is not 0, and wait for the (signaled) completion.
  */
-static int svc_send(struct svc_conn *c, size_t len, uint32_t inv)
+static int svc_send(struct rr_svc_conn *c, size_t len, uint32_t inv)
 {
 	struct ibv_sge sge = { (uintptr_t)c->send_buf, len, c->send_mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
@@ -66,7 +68,7 @@ static int svc_send(struct svc_conn *c, size_t len, uint32_t inv)
 	return svc_poll(c->id->send_cq, &wc);
 }
 
-static int svc_send_inv(struct svc_conn *c, struct rr_hdr *h, const void *msg,
+static int svc_send_inv(struct rr_svc_conn *c, struct rr_hdr *h, const void *msg,
 			size_t mlen, uint32_t inv)
 {
 	size_t len;
@@ -79,7 +81,7 @@ static int svc_send_inv(struct svc_conn *c, struct rr_hdr *h, const void *msg,
 	return svc_send(c, len + mlen, inv);
 }
 
-static int svc_send_hdr(struct svc_conn *c, struct rr_hdr *h, const void *msg,
+static int svc_send_hdr(struct rr_svc_conn *c, struct rr_hdr *h, const void *msg,
 			size_t mlen)
 {
 	return svc_send_inv(c, h, msg, mlen, 0);
@@ -107,7 +109,7 @@ static uint32_t svc_inv_handle(const struct rr_hdr *h)
 }
 
 /* An RDMA2_ERROR (or Version 1 ERR_*) for a header that failed. */
-static int svc_error(struct svc_conn *c, const struct rr_hdr *failed,
+static int svc_error(struct rr_svc_conn *c, const struct rr_hdr *failed,
 		     const struct rr_status *st)
 {
 	struct rr_hdr e;
@@ -117,7 +119,7 @@ static int svc_error(struct svc_conn *c, const struct rr_hdr *failed,
 	return svc_send_hdr(c, &e, NULL, 0);
 }
 
-static int svc_error2(struct svc_conn *c, const struct rr_hdr *h, uint32_t err,
+static int svc_error2(struct rr_svc_conn *c, const struct rr_hdr *h, uint32_t err,
 		      uint32_t a, uint32_t b)
 {
 	struct rr_hdr e;
@@ -136,14 +138,15 @@ static int svc_error2(struct svc_conn *c, const struct rr_hdr *h, uint32_t err,
 }
 
 /* Answer a CONNPROP with this side's properties (RPCRDMA2-CONNPROP-*). */
-static int svc_connprop(struct svc_conn *c, const struct rr_hdr *h)
+static int svc_connprop(struct rr_svc_conn *c, const struct rr_hdr *h)
 {
 	const struct rr_prop *p = rr_find_prop(h, RR_PROP_RBSIZ);
+	uint32_t rbsiz = p ? p->value : RR_RBSIZ_DEFAULT;
 	struct rr_hdr r;
 
-	uint32_t rbsiz = p ? p->value : RR_RBSIZ_DEFAULT;
-
 	c->st.connprops++;
+	p = rr_find_prop(h, RR_PROP_BRS);
+	c->peer_brs = p ? p->value : RR_BRS_INLINE;
 	/* The client's receives hold RBSIZ (PROP-6); never below v1's 1024. */
 	if (rbsiz < RR_V1_INLINE)
 		rbsiz = RR_V1_INLINE;
@@ -156,7 +159,7 @@ static int svc_connprop(struct svc_conn *c, const struct rr_hdr *h)
 }
 
 /* RDMA Read every segment of read chunk @k's position into @dst. */
-static int svc_pull(struct svc_conn *c, const struct rr_hdr *h, uint32_t pos,
+static int svc_pull(struct rr_svc_conn *c, const struct rr_hdr *h, uint32_t pos,
 		    uint8_t *dst, size_t room, size_t *got)
 {
 	struct ibv_wc wc;
@@ -188,7 +191,7 @@ static int svc_pull(struct svc_conn *c, const struct rr_hdr *h, uint32_t pos,
  * Return: 0 with *len set, -EMSGSIZE (too large), -EINVAL (bad
  * positions), -EIO (an RDMA Read failed).
  */
-static int svc_call_msg(struct svc_conn *c, const struct rr_hdr *h,
+static int svc_call_msg(struct rr_svc_conn *c, const struct rr_hdr *h,
 			const uint8_t *in, size_t ilen, uint8_t *msg, size_t *len)
 {
 	uint8_t *base = c->arena + 2 * (size_t)RR_SVC_MAX_DATA;
@@ -235,7 +238,7 @@ static int svc_call_msg(struct svc_conn *c, const struct rr_hdr *h,
 }
 
 /* RDMA Write @len octets of @src into chunk @ch, segment by segment. */
-static int svc_push(struct svc_conn *c, struct rr_hdr *h, struct rr_chunk *ch,
+static int svc_push(struct rr_svc_conn *c, struct rr_hdr *h, struct rr_chunk *ch,
 		    const uint8_t *src, size_t len)
 {
 	struct ibv_wc wc;
@@ -273,7 +276,7 @@ static size_t svc_chunk_room(const struct rr_hdr *h, const struct rr_chunk *ch)
  * of it into the Reply chunk; ERR_WRITE_RESOURCE / ERR_REPLY_RESOURCE
  * when the Call gave too little room (RPCRDMA2-ERR-8, -9).
  */
-static int svc_reply(struct svc_conn *c, struct rr_hdr *call, uint8_t *msg,
+static int svc_reply(struct rr_svc_conn *c, struct rr_hdr *call, uint8_t *msg,
 		     const struct rr_svc_reply *r)
 {
 	struct rr_hdr h;
@@ -316,8 +319,63 @@ static int svc_reply(struct svc_conn *c, struct rr_hdr *call, uint8_t *msg,
 	return svc_send_inv(c, &h, NULL, 0, inv);
 }
 
+/**
+ * rr_svc_callback - a reverse-direction call to the client (RFC 8167; in
+ * Version 2 every client offers at least inline ones unless its BRS says
+ * otherwise, RPCRDMA2-BIDIR-1, PROP-7)
+ * @conn: the connection whose Call the program is serving
+ * @msg: the whole RPC Call (its xid is set here)
+ * @len: its length, inline only (the client's RBSIZ)
+ * @reply: where the client's Reply message goes
+ * @rmax: its size
+ * @rlen: out: the Reply's length
+ *
+ * The client is waiting for the Reply to its own Call, so the next
+ * message it sends is this one's Reply.
+ *
+ * Return: 0, -EOPNOTSUPP (Version 1, or the client's BRS is NONE),
+ * -EMSGSIZE, -EPROTO (not the Reply expected), -EIO.
+ */
+int rr_svc_callback(struct rr_svc_conn *c, void *msg, size_t len,
+		    void *reply, size_t rmax, size_t *rlen)
+{
+	uint8_t *m = msg, *buf;
+	struct rr_status st;
+	struct rr_hdr h;
+	struct ibv_wc wc;
+	uint32_t xid;
+	size_t hl;
+
+	if (c->vers != RR_VERS_2 || c->peer_brs == RR_BRS_NONE)
+		return -EOPNOTSUPP;
+	xid = 0x80000000u | ++c->cb_xid;	/* apart from the client's XIDs */
+	m[0] = xid >> 24;
+	m[1] = xid >> 16;
+	m[2] = xid >> 8;
+	m[3] = xid;
+	rr_hdr_init(&h, RR_VERS_2, xid, RR_XPRT_RECVS, RR_MSG);	/* a Call: flags 0 */
+	if (rr_encode(&h, c->send_buf, RR_XPRT_INLINE, &hl) ||
+	    hl + len > c->send_inline)
+		return -EMSGSIZE;
+	if (svc_send_hdr(c, &h, msg, len))
+		return -EIO;
+	if (svc_poll(c->id->recv_cq, &wc))
+		return -EIO;
+	buf = c->recv_buf + (size_t)wc.wr_id * RR_XPRT_INLINE;
+	if (rr_decode(buf, wc.byte_len, c->lim, &h, &st) || h.vers != RR_VERS_2 ||
+	    h.htype != RR_MSG || !(h.flags & RR_F_RESPONSE) || h.xid != xid ||
+	    wc.byte_len - h.payload > rmax) {
+		svc_post_recv(c, (unsigned int)wc.wr_id);
+		return -EPROTO;
+	}
+	*rlen = wc.byte_len - h.payload;
+	memcpy(reply, buf + h.payload, *rlen);
+	c->st.callbacks++;
+	return svc_post_recv(c, (unsigned int)wc.wr_id) ? -EIO : 0;
+}
+
 /* One received message; -1 ends the connection. */
-static int svc_one(struct svc_conn *c, const uint8_t *buf, uint32_t blen,
+static int svc_one(struct rr_svc_conn *c, const uint8_t *buf, uint32_t blen,
 		   rr_svc_fn fn, void *ctx)
 {
 	uint8_t *cmsg = c->arena, *rmsg = c->arena + RR_SVC_MAX_DATA;
@@ -351,11 +409,11 @@ static int svc_one(struct svc_conn *c, const uint8_t *buf, uint32_t blen,
 	if (rv)
 		return svc_error2(c, &h, RR_ERR_BAD_XDR, 0, 0);
 	c->st.calls++;
-	fn(ctx, cmsg, clen, rmsg, RR_SVC_MAX_DATA, &r);
+	fn(ctx, c, cmsg, clen, rmsg, RR_SVC_MAX_DATA, &r);
 	return svc_reply(c, &h, rmsg, &r);
 }
 
-static int svc_conn_setup(struct svc_conn *c)
+static int svc_conn_setup(struct rr_svc_conn *c)
 {
 	unsigned int i;
 
@@ -378,7 +436,7 @@ static int svc_conn_setup(struct svc_conn *c)
 	return 0;
 }
 
-static void svc_conn_free(struct svc_conn *c)
+static void svc_conn_free(struct rr_svc_conn *c)
 {
 	if (c->recv_mr)
 		rdma_dereg_mr(c->recv_mr);
@@ -434,8 +492,9 @@ int rr_svc_serve(const char *port, const struct rr_limits *lim,
 	printf("listening on %s\n", port);
 	fflush(stdout);
 	while (!conns || served < conns) {
-		struct svc_conn c = { .lim = lim, .flags = flags,
-				      .send_inline = RR_V1_INLINE };
+		struct rr_svc_conn c = { .lim = lim, .flags = flags,
+					 .send_inline = RR_V1_INLINE,
+					 .peer_brs = RR_BRS_INLINE };
 		struct rdma_conn_param cp = { 0 };
 		const struct rdma_cm_event *ev;
 		uint32_t ssz, rsz;

@@ -30,8 +30,11 @@ struct rr_svc_reply {
 	size_t ddp_len;
 };
 
-typedef void (*rr_svc_fn)(void *ctx, const uint8_t *call, size_t clen,
-			  uint8_t *reply, size_t rmax, struct rr_svc_reply *r);
+struct rr_svc_conn;
+
+typedef void (*rr_svc_fn)(void *ctx, struct rr_svc_conn *conn,
+			  const uint8_t *call, size_t clen, uint8_t *reply,
+			  size_t rmax, struct rr_svc_reply *r);
 
 /**
  * struct rr_svc_stats - what one connection did
@@ -45,11 +48,14 @@ struct rr_svc_stats {
 	uint32_t write_chunks;
 	uint32_t reply_chunks;
 	uint32_t invalidations;	/* Replies by Send with Invalidate */
+	uint32_t callbacks;	/* reverse-direction calls answered */
 };
 
 /* Test behaviour: close the connection on a Version 2 first message. */
 #define RR_SVC_DROP_V2		0x1
 
+int rr_svc_callback(struct rr_svc_conn *conn, void *msg, size_t len,
+		    void *reply, size_t rmax, size_t *rlen);
 int rr_svc_serve(const char *port, const struct rr_limits *lim,
 		 unsigned int flags, rr_svc_fn fn, void *ctx, int conns,
 		 void (*done)(const struct rr_svc_stats *st));

@@ -150,8 +150,8 @@ static int rr_connprop(struct rr_xprt *x)
 
 	rr_hdr_init(&h, RR_VERS_2, ++x->xid, RR_XPRT_RECVS, RR_CONNPROP);
 	rr_add_prop(&h, RR_PROP_RBSIZ, RR_XPRT_INLINE);
-	/* No reverse-direction service here: the server must not call. */
-	rr_add_prop(&h, RR_PROP_BRS, RR_BRS_NONE);
+	/* Reverse-direction Calls inline when there is a program for them. */
+	rr_add_prop(&h, RR_PROP_BRS, x->cb ? RR_BRS_INLINE : RR_BRS_NONE);
 	if (rr_encode(&h, x->send_buf, 1024, &len))
 		return rr_fail(x, -EINVAL, "CONNPROP does not encode");
 	rv = rr_exchange(x, len, &h, &rbuf, &blen, &ri);
@@ -449,6 +449,33 @@ static int rr_take_reply(struct rr_xprt *x, struct rr_call *c,
 		       h->htype == RR_NOMSG ? " without a reply chunk" : "");
 }
 
+/*
+ * rr_reverse - answer a reverse-direction Call (Version 2 RDMA2_MSG with
+ * F_RESPONSE clear, RPCRDMA2-BIDIR-1, HDR-3) that came while this side's
+ * own Call waits, then take the next message into @h.
+ */
+static int rr_reverse(struct rr_xprt *x, struct rr_hdr *h, uint8_t **rbuf,
+		      uint32_t *blen, unsigned int *ri)
+{
+	static uint8_t call[RR_XPRT_INLINE], reply[RR_XPRT_INLINE];
+	struct rr_hdr r;
+	size_t clen = *blen - h->payload, rlen = 0, hl;
+
+	memcpy(call, *rbuf + h->payload, clen);
+	rr_post_recv(x, *ri);
+	if (!x->cb)
+		return rr_fail(x, -EPROTO, "a reverse-direction Call, and BRS was NONE");
+	x->cb(x->cb_ctx, call, clen, reply, sizeof(reply), &rlen);
+	rr_hdr_init(&r, RR_VERS_2, h->xid, RR_XPRT_RECVS, RR_MSG);
+	r.flags = RR_F_RESPONSE;
+	if (!rlen || rr_encode(&r, x->send_buf, RR_XPRT_INLINE, &hl) ||
+	    hl + rlen > x->send_inline)
+		return rr_fail(x, -EPROTO, "no inline Reply to the reverse-direction Call");
+	memcpy(x->send_buf + hl, reply, rlen);
+	x->callbacks++;
+	return rr_exchange(x, hl + rlen, h, rbuf, blen, ri);
+}
+
 /**
  * rr_xprt_call - one RPC: the Call inline or as a Position-Zero Read chunk,
  * the Reply inline or in a Reply chunk, a DDP-eligible result in a Write
@@ -547,6 +574,9 @@ int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
 	}
 	inv = h.inv_handle;
 	rv = rr_exchange(x, hl, &h, &rbuf, &blen, &ri);
+	while (!rv && h.vers == RR_VERS_2 && h.htype == RR_MSG &&
+	       !(h.flags & RR_F_RESPONSE))
+		rv = rr_reverse(x, &h, &rbuf, &blen, &ri);
 	if (rv)
 		goto out;
 	/* RPCRDMA2-INV-2: only the handle asked for may be invalidated. */

@@ -22,6 +22,14 @@ struct rdma_cm_id;
 struct ibv_mr;
 struct ibv_mw;
 
+/*
+ * A reverse-direction program: answers the server's Call (@call, @clen)
+ * with a Reply message of at most @rmax octets in @reply, its length in
+ * *@rlen (0: no answer).
+ */
+typedef void (*rr_xprt_cb)(void *ctx, const uint8_t *call, size_t clen,
+			   uint8_t *reply, size_t rmax, size_t *rlen);
+
 /**
  * struct rr_xprt - one connection
  * @vers: the version in use (RR_VERS_1 or RR_VERS_2)
@@ -38,6 +46,11 @@ struct ibv_mw;
  * @mw: the windows the chunks of one call use (Read, Write, Reply)
  * @inv_rkey: the STag the last Reply invalidated (Send with Invalidate),
  *	or 0
+ * @cb: set before connecting: this client takes reverse-direction Calls
+ *	(inline, BRS RDMA2_RVREQSUP_INLINE; NULL: BRS NONE) and @cb answers
+ *	them while a Call of its own waits for its Reply
+ * @cb_ctx: @cb's context
+ * @callbacks: reverse-direction Calls answered
  * @err: the last failure, in words
  */
 struct rr_xprt {
@@ -59,6 +72,9 @@ struct rr_xprt {
 	bool mw_ok;
 	struct ibv_mw *mw[3];
 	uint32_t inv_rkey;
+	rr_xprt_cb cb;
+	void *cb_ctx;
+	uint32_t callbacks;
 	int timeout_ms;
 	char err[200];
 };

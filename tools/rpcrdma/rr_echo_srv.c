@@ -2,8 +2,10 @@
 /*
  * rr-echo-srv: an RPC-over-RDMA server of the echo program (RR_PROG_ECHO
  * version 1: procedure 0 NULL, procedure 1 ECHO returns its opaque
- * argument as a DDP-eligible result), and of NFS version 3 NULL so that
- * siw2-rpcping's default call works against it too.
+ * argument as a DDP-eligible result, procedure 2 ECHO_VIA_CB has the
+ * client echo it first, by a reverse-direction ECHO call on the same
+ * connection, and returns what came back), and of NFS version 3 NULL so
+ * that siw2-rpcping's default call works against it too.
  *
  *   rr-echo-srv [-p PORT] [-n CONNS] [-V HIGH] [-D] [-r READS] [-w WRITES] [-s SEGS]
  *
@@ -18,10 +20,12 @@
 #include <unistd.h>
 
 #include "rpcrdma_svc.h"
+#include "rpcrdma_xprt.h"
 #include "rr_onc.h"
 
 #define ECHO_NULL	0
 #define ECHO_ECHO	1
+#define ECHO_VIA_CB	2	/* echoed by the client, in the reverse direction */
 
 /* The accepted reply's header with @stat; returns the results' stream. */
 static void reply_hdr(struct rr_xdr *o, uint32_t xid, uint32_t stat)
@@ -34,12 +38,43 @@ static void reply_hdr(struct rr_xdr *o, uint32_t xid, uint32_t stat)
 	rr_xdr_u32(o, stat);
 }
 
-static void echo_prog(void *ctx, const uint8_t *call, size_t clen,
-		      uint8_t *reply, size_t rmax, struct rr_svc_reply *r)
+/*
+ * The argument echoed by the client (a reverse-direction ECHO, inline):
+ * the result's octets into @o as an opaque, or an RPC error status.
+ */
+static uint32_t via_callback(struct rr_svc_conn *conn, const uint8_t *d,
+			     uint32_t n, struct rr_xdr *o)
+{
+	static uint8_t cb[RR_XPRT_INLINE], back[RR_XPRT_INLINE];
+	struct rr_xdr a, r;
+	const uint8_t *e;
+	size_t blen;
+	uint32_t en;
+	char why[96];
+
+	rr_xdr_init(&a, cb, sizeof(cb));
+	rr_rpc_call_hdr(&a, 0, RR_PROG_ECHO, 1, ECHO_ECHO);
+	rr_xdr_opaque(&a, d, n);
+	if (a.bad || rr_svc_callback(conn, cb, a.off, back, sizeof(back), &blen))
+		return 5;			/* SYSTEM_ERR */
+	rr_xdr_init(&r, back, blen);
+	if (rr_rpc_reply_hdr(&r, (uint32_t)cb[0] << 24 | cb[1] << 16 | cb[2] << 8 | cb[3],
+			     why, sizeof(why)))
+		return 5;
+	e = rr_xdr_get_opaque(&r, &en, n);
+	if (!e)
+		return 5;
+	rr_xdr_opaque(o, e, en);
+	return 0;
+}
+
+static void echo_prog(void *ctx, struct rr_svc_conn *conn, const uint8_t *call,
+		      size_t clen, uint8_t *reply, size_t rmax, struct rr_svc_reply *r)
 {
 	struct rr_xdr in, o;
-	uint32_t xid, prog, vers, proc, n;
+	uint32_t xid, prog, vers, proc, n, st;
 	const uint8_t *d;
+	size_t at;
 
 	(void)ctx;
 	rr_xdr_init(&in, (void *)call, clen);
@@ -72,6 +107,19 @@ static void echo_prog(void *ctx, const uint8_t *call, size_t clen,
 			r->ddp_len = n;
 			rr_xdr_opaque(&o, d, n);
 		}
+	} else if (proc == ECHO_VIA_CB) {
+		d = rr_xdr_get_opaque(&in, &n, RR_XPRT_INLINE - 256);
+		if (!d) {
+			reply_hdr(&o, xid, 4);
+		} else {
+			reply_hdr(&o, xid, 0);
+			at = o.off;
+			st = via_callback(conn, d, n, &o);
+			if (st) {
+				o.off = at - 4;
+				rr_xdr_u32(&o, st);
+			}
+		}
 	} else {
 		reply_hdr(&o, xid, 3);		/* PROC_UNAVAIL */
 	}
@@ -82,9 +130,9 @@ static void echo_prog(void *ctx, const uint8_t *call, size_t clen,
 
 static void conn_done(const struct rr_svc_stats *st)
 {
-	printf("connection: version %u, %u calls, %u errors, %u connprops, %u read chunks, %u write chunks, %u reply chunks, %u invalidations\n",
+	printf("connection: version %u, %u calls, %u errors, %u connprops, %u read chunks, %u write chunks, %u reply chunks, %u invalidations, %u callbacks\n",
 	       st->vers, st->calls, st->errors, st->connprops, st->read_chunks,
-	       st->write_chunks, st->reply_chunks, st->invalidations);
+	       st->write_chunks, st->reply_chunks, st->invalidations, st->callbacks);
 	fflush(stdout);
 }
 

@@ -184,6 +184,75 @@ static void expect_inv(const char *name, size_t n, const char *how)
 	result(c.invalidated, name, "the Reply came without Send with Invalidate");
 }
 
+/* The echo program in the reverse direction: the server's ECHO calls. */
+static void client_echo(void *ctx, const uint8_t *call, size_t clen,
+			uint8_t *reply, size_t rmax, size_t *rlen)
+{
+	struct rr_xdr in, o;
+	uint32_t xid, n, i;
+	const uint8_t *d;
+
+	(void)ctx;
+	rr_xdr_init(&in, (void *)call, clen);
+	xid = rr_xdr_get_u32(&in);
+	for (i = 0; i < 5; i++)
+		rr_xdr_get_u32(&in);		/* CALL .. proc */
+	for (i = 0; i < 2; i++) {
+		rr_xdr_get_u32(&in);
+		rr_xdr_get_opaque(&in, &n, 400);	/* cred, verf */
+	}
+	d = rr_xdr_get_opaque(&in, &n, RR_XPRT_INLINE);
+	*rlen = 0;
+	if (!d)
+		return;
+	rr_xdr_init(&o, reply, rmax);
+	rr_xdr_u32(&o, xid);
+	rr_xdr_u32(&o, RR_RPC_REPLY);
+	rr_xdr_u32(&o, 0);
+	rr_xdr_u32(&o, RR_AUTH_NONE);
+	rr_xdr_u32(&o, 0);
+	rr_xdr_u32(&o, 0);
+	rr_xdr_opaque(&o, d, n);
+	if (!o.bad)
+		*rlen = o.off;
+}
+
+/*
+ * ECHO_VIA_CB: the server has this client echo the argument by a
+ * reverse-direction Call first (RPCRDMA2-BIDIR-1); Version 1 here has no
+ * reverse direction, and the server answers SYSTEM_ERR.
+ */
+static void expect_callback(const char *name, size_t n)
+{
+	uint32_t before = t.callbacks;
+	struct rr_call c;
+	char why[256] = "";
+	int rv;
+
+	echo_args(&c, n, 9);
+	callbuf[23] = 2;			/* proc: ECHO_VIA_CB */
+	rv = rr_xprt_call(&t, &c);
+	if (rv) {
+		result(false, name, "%s", t.err);
+		return;
+	}
+	if (t.vers == RR_VERS_1) {
+		struct rr_xdr r;
+
+		rr_xdr_init(&r, c.reply, c.replylen);
+		result(rr_rpc_reply_hdr(&r, t.xid, why, sizeof(why)) &&
+		       strstr(why, "accept_stat 5") && t.callbacks == before, name,
+		       "Version 1: %s (want accept_stat 5, no callback)", why);
+		return;
+	}
+	if (!echo_check(&c, n, 9, why, sizeof(why))) {
+		result(false, name, "%s", why);
+		return;
+	}
+	result(t.callbacks == before + 1, name, "%u reverse-direction Calls answered, want 1",
+	       t.callbacks - before);
+}
+
 static bool still_serves(char *why, size_t wl)
 {
 	struct rr_call c;
@@ -434,6 +503,7 @@ usage:
 	}
 	if (!expect)
 		expect = want;
+	t.cb = client_echo;
 	if (rr_xprt_connect(&t, argv[optind], port, want, 20000)) {
 		printf("not ok 1 - connect: %s\n", t.err);
 		return 1;
@@ -468,6 +538,8 @@ usage:
 	expect_echo("ECHO 65536 octets: Read chunk in, Reply chunk out", 65536, "reply",
 	     "read chunk", "reply chunk");
 	expect_echo("ECHO 1 octet inline", 1, "inline", "inline", "inline");
+	expect_callback("ECHO_VIA_CB 1000 octets: the server's reverse-direction Call answered inline (RPCRDMA2-BIDIR-1)",
+			1000);
 	if (t.mw_ok) {
 		expect_inv("ECHO 200000 octets, the Write chunk's window invalidated by the Reply (RPCRDMA2-INV-1, RPCRDMA2-INV-2, RPCRDMA2-INV-3)",
 			   200000, "write");

@@ -11,6 +11,8 @@
 #     Reply in a Reply chunk (1 octet to 200,000), every byte compared;
 #     the same through memory windows, each Reply a Send with Invalidate
 #     of the window the Call named (rdma_inv_handle, RPCRDMA2-INV-*);
+#     ECHO_VIA_CB: the server has the client echo the argument by a
+#     reverse-direction Call first (RPCRDMA2-BIDIR-1, BRS inline);
 #     then each RDMA2_ERROR a requester can draw: ERR_VERS (rdma_vers 3),
 #     ERR_INVAL_HTYPE, ERR_BAD_XDR, ERR_READ_CHUNKS, ERR_WRITE_CHUNKS,
 #     ERR_SEGMENTS, ERR_SYSTEM, ERR_WRITE_RESOURCE and ERR_REPLY_RESOURCE
@@ -94,6 +96,8 @@ acct=$(grep -m1 '^connection: version 2' "$R/srv-v2.log")
 [[ $acct =~ 1\ connprops,\ ([0-9]+)\ read\ chunks,\ ([0-9]+)\ write\ chunks,\ ([0-9]+)\ reply\ chunks ]] &&
 	(( BASH_REMATCH[1] >= 3 && BASH_REMATCH[2] >= 2 && BASH_REMATCH[3] >= 2 )) ||
 	FAILED+=("server account of the Version 2 connection: '$acct'")
+[[ $acct =~ ,\ ([0-9]+)\ callbacks ]] && (( BASH_REMATCH[1] == 1 )) ||
+	FAILED+=("server account: not 1 reverse-direction Call answered: '$acct'")
 [[ $acct =~ ,\ ([0-9]+)\ invalidations ]] && (( BASH_REMATCH[1] == 3 )) ||
 	FAILED+=("server account: not 3 Replies by Send with Invalidate: '$acct'")
 [[ $acct =~ ,\ ([0-9]+)\ errors ]] && (( BASH_REMATCH[1] >= 10 )) ||
