@@ -387,8 +387,13 @@ static int svc_one(struct rr_svc_conn *c, const uint8_t *buf, uint32_t blen,
 
 	if ((c->flags & RR_SVC_DROP_V2) && !c->vers && blen >= 8 && buf[7] == RR_VERS_2)
 		return -1;			/* as some Version 1 servers do */
-	if (rr_decode(buf, blen, c->lim, &h, &st))
+	if (rr_decode(buf, blen, c->lim, &h, &st)) {
+		/* Taking no Write chunk at all: REPLY_RESOURCE (ERR-6). */
+		if (st.err == RR_ERR_WRITE_CHUNKS && !c->lim->max_writes &&
+		    h.vers == RR_VERS_2)
+			return svc_error2(c, &h, RR_ERR_REPLY_RESOURCE, 0, 0);
 		return svc_error(c, &h, &st);	/* ERR-3, -4, -5, -6, -7 */
+	}
 	if (h.htype == RR_ERROR)
 		return -1;			/* a requester never sends one: ERR-1 */
 	if (c->vers && h.vers != c->vers) {	/* VER-6 */

@@ -476,12 +476,8 @@ static int rr_reverse(struct rr_xprt *x, struct rr_hdr *h, uint8_t **rbuf,
 	return rr_exchange(x, hl + rlen, h, rbuf, blen, ri);
 }
 
-/**
- * rr_xprt_call - one RPC: the Call inline or as a Position-Zero Read chunk,
- * the Reply inline or in a Reply chunk, a DDP-eligible result in a Write
- * chunk
- * @x: connected transport
- * @c: the call (see struct rr_call)
+/*
+ * rr_call_once - one attempt of rr_xprt_call()
  *
  * Chunk memory is registered for this call only and deregistered once
  * the Reply is in, so the peer cannot reach it afterwards.
@@ -489,7 +485,7 @@ static int rr_reverse(struct rr_xprt *x, struct rr_hdr *h, uint8_t **rbuf,
  * Return: 0, or a negative errno with x->err set (-EREMOTEIO: the peer
  * answered RDMA2_ERROR; -EPROTONOSUPPORT: ERR_VERS).
  */
-int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
+static int rr_call_once(struct rr_xprt *x, struct rr_call *c)
 {
 	struct ibv_mr *mr_c = NULL, *mr_w = NULL, *mr_r = NULL, *mr_d = NULL;
 	struct rr_seg s;
@@ -635,5 +631,59 @@ int rr_xprt_raw(struct rr_xprt *x, const void *hdr, size_t len,
 	rv = rr_exchange(x, len, h, &rbuf, &blen, &ri);
 	if (!rv)
 		rr_post_recv(x, ri);
+	return rv;
+}
+
+/**
+ * rr_xprt_call - one RPC: the Call inline or as a Position-Zero Read chunk,
+ * the Reply inline or in a Reply chunk, a DDP-eligible result in a Write
+ * chunk, with the retries the draft asks of a requester
+ * @x: connected transport
+ * @c: the call (see struct rr_call)
+ *
+ * ERR_READ_CHUNKS to a Call with a data item's Read chunk: the Call goes
+ * again, whole, as a Position-Zero Read chunk; a second refusal ends the
+ * RPC (RPCRDMA2-ERR-5).  ERR_WRITE_CHUNKS, or ERR_REPLY_RESOURCE to a Call
+ * with a Write chunk: again without Write chunks and with a Reply chunk
+ * (ERR-6).  Both under the same XID.
+ *
+ * Return: 0, or a negative errno with x->err set (-EREMOTEIO: the peer
+ * answered RDMA2_ERROR; -EPROTONOSUPPORT: ERR_VERS).
+ */
+int rr_xprt_call(struct rr_xprt *x, struct rr_call *c)
+{
+	struct rr_call again;
+	int rv;
+
+	c->retried = NULL;
+	rv = rr_call_once(x, c);
+	if (rv != -EREMOTEIO || c->retry)
+		return rv;
+	again = *c;
+	again.retry = true;
+	if (c->err == RR_ERR_READ_CHUNKS && c->rdlen) {
+		again.rdlen = 0;
+		again.rdpos = 0;
+		again.force_read = true;
+		again.retried = "position zero";
+	} else if ((c->err == RR_ERR_WRITE_CHUNKS ||
+		    c->err == RR_ERR_REPLY_RESOURCE) && c->wdata &&
+		   !c->reply_chunk) {
+		again.wdata = NULL;
+		again.wlen = 0;
+		again.reply_chunk = true;
+	} else {
+		return rv;
+	}
+	rv = rr_call_once(x, &again);
+	again.retry = c->retry;
+	again.retried = c->err == RR_ERR_READ_CHUNKS ? "position zero" : "reply chunk";
+	again.rdlen = c->rdlen;
+	again.rdpos = c->rdpos;
+	again.force_read = c->force_read;
+	again.wdata = c->wdata;
+	again.wlen = c->wlen;
+	again.reply_chunk = c->reply_chunk;
+	*c = again;
 	return rv;
 }

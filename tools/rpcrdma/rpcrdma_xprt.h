@@ -104,6 +104,10 @@ struct rr_xprt {
  * @call_how: out: how the Call went ("inline", "read chunk", "data read
  *	chunk")
  * @reply_how: out: how the Reply came ("inline", "reply chunk")
+ * @retried: out: NULL, or how the library resent the Call after an
+ *	RDMA2_ERROR the draft says to retry ("position zero": after
+ *	ERR_READ_CHUNKS, RPCRDMA2-ERR-5; "reply chunk": after ERR_WRITE_CHUNKS
+ *	or, offering a Write chunk, ERR_REPLY_RESOURCE, ERR-6)
  * @err: out: the RDMA2_ERROR code when rr_xprt_call() returns -EREMOTEIO
  * @err_a: out: its first argument
  * @err_b: out: its second argument
@@ -124,6 +128,7 @@ struct rr_call {
 	bool retry;
 	bool remote_inv;
 	bool invalidated;
+	const char *retried;
 	const char *call_how;
 	const char *reply_how;
 	uint32_t err;

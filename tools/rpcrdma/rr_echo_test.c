@@ -9,8 +9,9 @@
  * With memory windows (siw2), chunks opened through windows that the
  * Reply's Send with Invalidate closes (RPCRDMA2-INV-*).
  *
- *   rr-echo-test [-v VERS] [-e VERS] [-p PORT] HOST
+ *   rr-echo-test [-v VERS] [-e VERS] [-p PORT] [-R] HOST
  *
+ * -R: against rr-echo-srv -r 0 -w 0, the requester's retries only.
  * -v: the version to offer (2); -e: the version the connection must end
  * up with (the server's highest common one; default as -v).  The server
  * must run with its defaults: at most 4 read segments, 1 write chunk, 4
@@ -482,14 +483,49 @@ static void errors(void)
 	}
 }
 
+/*
+ * Against a server that takes no Read and no Write chunk (rr-echo-srv -r 0
+ * -w 0): the requester's retries (RPCRDMA2-ERR-5, RPCRDMA2-ERR-6).
+ */
+static void retries(void)
+{
+	struct rr_call c;
+	char why[256] = "";
+	size_t at;
+	int rv;
+
+	/* An inline Call (the server takes no Read chunk either). */
+	echo_args(&c, 3000, 5);
+	c.wdata = wbuf;
+	c.wlen = 3000;
+	rv = rr_xprt_call(&t, &c);
+	result(!rv && c.retried && !strcmp(c.retried, "reply chunk") &&
+	       echo_check(&c, 3000, 5, why, sizeof(why)),
+	       "ERR_REPLY_RESOURCE from a server without Write chunks, then the same XID with a Reply chunk (RPCRDMA2-ERR-6)",
+	       "rv %d retried %s reply %s: %s %s", rv, c.retried ? c.retried : "-",
+	       c.reply_how ? c.reply_how : "-", t.err, why);
+	at = echo_args(&c, 3000, 6);
+	c.rdpos = at;
+	c.rdlen = 3000;
+	rv = rr_xprt_call(&t, &c);
+	result(rv == -EREMOTEIO && c.err == RR_ERR_READ_CHUNKS && c.retried &&
+	       !strcmp(c.retried, "position zero"),
+	       "ERR_READ_CHUNKS, the Call again as a Position-Zero Read chunk, refused again: the RPC fails (RPCRDMA2-ERR-5)",
+	       "rv %d err %s retried %s", rv, rr_err_name(c.err), c.retried ? c.retried : "-");
+	expect_echo("ECHO 100 octets inline after the refusals", 100, "inline", "inline",
+		    "inline");
+}
+
 int main(int argc, char **argv)
 {
 	const char *port = "20050";
 	uint32_t want = RR_VERS_2, expect = 0;
+	bool retry_mode = false;
 	int o;
 
-	while ((o = getopt(argc, argv, "v:e:p:")) != -1) {
+	while ((o = getopt(argc, argv, "v:e:p:R")) != -1) {
 		switch (o) {
+		case 'R': retry_mode = true; break;
 		case 'v': want = atoi(optarg); break;
 		case 'e': expect = atoi(optarg); break;
 		case 'p': port = optarg; break;
@@ -498,7 +534,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 usage:
-		fprintf(stderr, "usage: rr-echo-test [-v VERS] [-e VERS] [-p PORT] HOST\n");
+		fprintf(stderr, "usage: rr-echo-test [-v VERS] [-e VERS] [-p PORT] [-R] HOST\n");
 		return 2;
 	}
 	if (!expect)
@@ -528,6 +564,12 @@ usage:
 		       "CONNPROP answered: RBSIZ 4096, BRS none, F_RESPONSE (RPCRDMA2-CONNPROP-1, RPCRDMA2-PROP-6, RPCRDMA2-HDR-5)",
 		       "props %d RBSIZ %u BRS %u", t.peer_props, t.peer_rbsiz, t.peer_brs);
 
+	if (retry_mode) {
+		retries();
+		rr_xprt_close(&t);
+		printf("%d passed, %d failed\n", nok, nfail);
+		return nfail ? 1 : 0;
+	}
 	expect_echo("ECHO 100 octets inline (RPCRDMA2-VER-3: 4096-octet inline)", 100, "inline", "inline", "inline");
 	expect_echo("ECHO 64 octets, the Call as a Position-Zero Read chunk (RPCRDMA2-TYPE-1: RDMA2_NOMSG)", 64, "read",
 	     "read chunk", "inline");

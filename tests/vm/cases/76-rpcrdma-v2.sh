@@ -22,6 +22,10 @@
 #  3. offering Version 2 to a Version 1 only server (rr-echo-srv -V 1):
 #     ERR_VERS, and the library reconnects with Version 1; and to one that
 #     closes the connection instead (-D): the same (RPCRDMA2-VER-5);
+#     against a server taking no Read or Write chunk (-r 0 -w 0): the
+#     requester's retries (a Reply chunk instead of the refused Write
+#     chunk; the Call as a Position-Zero Read chunk, refused again, the
+#     RPC failing: RPCRDMA2-ERR-5, -6);
 #  4. siw2-rpcping: 200 NFS NULL calls and 50 ECHOs of 64 KiB against the
 #     Version 2 server: the version, the properties and the percentiles.
 # The server's per-connection account must show what the client did
@@ -51,8 +55,10 @@ ip netns exec pa timeout 600 "$RRD/rr-echo-srv" -p 20051 -V 1 >"$R/srv-v1.log" 2
 s1=$!
 ip netns exec pa timeout 600 "$RRD/rr-echo-srv" -p 20052 -V 1 -D >"$R/srv-drop.log" 2>&1 &
 sd=$!
+ip netns exec pa timeout 600 "$RRD/rr-echo-srv" -p 20053 -r 0 -w 0 >"$R/srv-nochunk.log" 2>&1 &
+sn=$!
 wait_until 20 eval "grep -q listening '$R/srv-v2.log' && grep -q listening '$R/srv-v1.log' &&
-	grep -q listening '$R/srv-drop.log'" ||
+	grep -q listening '$R/srv-drop.log' && grep -q listening '$R/srv-nochunk.log'" ||
 	{ cat "$R"/srv-*.log; fail "rr-echo-srv not listening"; }
 
 FAILED=()
@@ -78,6 +84,7 @@ grep -q '^# version 1 (offered 2; ERR_VERS 1-1)' "$R/test-down.txt" ||
 run test-drop "$RRD/rr-echo-test" -v 2 -e 1 -p 20052 "$SRV"
 grep -q '^# version 1 (offered 2; first message unanswered)' "$R/test-drop.txt" ||
 	FAILED+=("test-drop: no fallback after the lost first message")
+run test-retry "$RRD/rr-echo-test" -v 2 -R -p 20053 "$SRV"
 run ping-null "$RRD/siw2-rpcping" -c 200 -p 20050 "$SRV"
 run ping-echo "$RRD/siw2-rpcping" -c 50 -s 65536 -p 20050 "$SRV"
 for f in ping-null ping-echo; do
@@ -86,8 +93,8 @@ for f in ping-null ping-echo; do
 	grep -Eq '^[0-9]+ calls of .*p50 [0-9.]+ p90 [0-9.]+ p99' "$R/$f.txt" || FAILED+=("$f: no percentiles")
 done
 
-kill "$s2" "$s1" "$sd" 2>/dev/null
-wait "$s2" "$s1" "$sd" 2>/dev/null
+kill "$s2" "$s1" "$sd" "$sn" 2>/dev/null
+wait "$s2" "$s1" "$sd" "$sn" 2>/dev/null
 sed 's/^/  server v1-2: /' "$R/srv-v2.log"
 sed 's/^/  server v1: /' "$R/srv-v1.log"
 # The server's account of the first connection (rr-echo-test -v 2): one
