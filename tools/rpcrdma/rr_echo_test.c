@@ -580,6 +580,9 @@ usage:
 	expect_echo("ECHO 65536 octets: Read chunk in, Reply chunk out", 65536, "reply",
 	     "read chunk", "reply chunk");
 	expect_echo("ECHO 1 octet inline", 1, "inline", "inline", "inline");
+	/* One Call at a time: never more out than the grant (at least 1). */
+	result(t.credits == RR_XPRT_RECVS, "the server grants 16 credits, its posted Receives (RPCRDMA2-CRED-1)",
+	       "grant %u", t.credits);
 	expect_callback("ECHO_VIA_CB 1000 octets: the server's reverse-direction Call answered inline (RPCRDMA2-BIDIR-1)",
 			1000);
 	if (t.mw_ok) {
@@ -593,6 +596,28 @@ usage:
 			    "inline", "inline");
 	}
 	errors();
+	/*
+	 * Last, as it ends the connection: this library's client never sends
+	 * RDMA2_ERROR (it encodes CONNPROP, MSG and NOMSG only); a server here
+	 * takes one as a broken requester and closes (RPCRDMA2-ERR-1).
+	 */
+	{
+		uint8_t b[64];
+		struct rr_xdr x;
+		struct rr_hdr h;
+
+		int rv;
+
+		/* Well formed: Version 2's carries F_RESPONSE (HDR-6). */
+		raw_start(&x, b, sizeof(b), t.vers, RR_ERROR);
+		if (t.vers == RR_VERS_2)
+			b[19] = RR_F_RESPONSE;
+		rr_xdr_u32(&x, RR_ERR_BAD_XDR);		/* ERR_CHUNK in Version 1 */
+		memset(&h, 0, sizeof(h));
+		rv = rr_xprt_raw(&t, x.p, x.off, &h);
+		result(rv != 0, "an RDMA2_ERROR from the requester ends the connection (RPCRDMA2-ERR-1)",
+		       "the server answered it: type %u err %s", h.htype, rr_err_name(h.err));
+	}
 	rr_xprt_close(&t);
 	printf("%d passed, %d failed\n", nok, nfail);
 	return nfail ? 1 : 0;

@@ -404,9 +404,15 @@ echo 1 >"$PAR/user_rings"
 # --- RLIMIT_MEMLOCK, an unprivileged user
 step memlock
 srv memlock
-ip netns exec pb prlimit --memlock=524288:524288 setpriv --reuid=65534 --regid=65534 \
+# The program and the provider, where nobody can read them: a tree in a
+# private home (0700, as check-fresh's /root) is out of its reach.
+MD=$(mktemp -d /tmp/siw2-memlock.XXXXXX) && chmod 755 "$MD" &&
+	cp "$P" "$RDMAV_DRIVERS-rdmav34.so" "$MD/" && chmod 755 "$MD"/* ||
+	fail "memlock: copy of the program and the provider"
+ip netns exec pb env RDMAV_DRIVERS="$MD/libsiw2" prlimit --memlock=524288:524288 \
+	setpriv --reuid=65534 --regid=65534 \
 	--clear-groups --inh-caps=-all --bounding-set=-all \
-	"$P" -c $SRV -p $port -t 10 -n 40 --memlock >"$R/memlock.cli" 2>&1
+	"$MD/${P##*/}" -c $SRV -p $port -t 10 -n 40 --memlock >"$R/memlock.cli" 2>&1
 crc=$?; reap "$spid" 20; src=$RC; spid=
 rc_is memlock client "$crc" 0
 rc_is memlock server "$src" 0
