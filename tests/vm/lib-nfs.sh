@@ -14,6 +14,21 @@ mountd_pid='' rpcbind_pid=''
 
 ms_now() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
 
+# nfs_topology CLI SRV: the server's namespace pa joined by veth to the
+# initial one, where the client runs: c0 (CLI/24) <-> pa-v (SRV/24), both
+# up with carrier.
+nfs_topology() {
+	ip netns add pa || fail "ip netns add pa"
+	ip link add c0 type veth peer name pa-v netns pa || fail "veth c0/pa-v"
+	ip addr add "$1/24" dev c0 || fail "addr c0"
+	ip -n pa addr add "$2/24" dev pa-v || fail "addr pa-v"
+	ip link set c0 up || fail "c0 up"
+	ip -n pa link set lo up || fail "lo up in pa"
+	ip -n pa link set pa-v up || fail "pa-v up"
+	wait_until 10 eval "ip link show c0 | grep -q LOWER_UP &&
+		ip -n pa link show pa-v | grep -q LOWER_UP" || fail "no carrier on c0/pa-v"
+}
+
 # srv CMD: the shell command CMD in the server's namespace, with its nfsd
 # file system mounted.
 srv() {

@@ -89,15 +89,7 @@ done
 log "driver $DRV; modules: $(lsmod | awk '$1 ~ /^(nfsd|rpcrdma|nfsv4|nfsv3|nfs|sunrpc)$/ { printf "%s ", $1 }')"
 
 # ---------------------------------------------------------------- topology
-ip netns add pa || fail "ip netns add pa"
-ip link add c0 type veth peer name pa-v netns pa || fail "veth c0/pa-v"
-ip addr add "$CLI/24" dev c0 || fail "addr c0"
-ip -n pa addr add "$SRV/24" dev pa-v || fail "addr pa-v"
-ip link set c0 up || fail "c0 up"
-ip -n pa link set lo up || fail "lo up in pa"
-ip -n pa link set pa-v up || fail "pa-v up"
-wait_until 10 eval "ip link show c0 | grep -q LOWER_UP &&
-	ip -n pa link show pa-v | grep -q LOWER_UP" || fail "no carrier on c0/pa-v"
+nfs_topology "$CLI" "$SRV"
 link_add() {	# link_add NS IBDEV NETDEV
 	if [[ $DRV == siw2 ]]; then
 		siw2_link_add "$@" || fail "rdma link add $2"
