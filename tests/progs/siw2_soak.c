@@ -1019,6 +1019,7 @@ struct cconn {
 	uint64_t counter;	/* the counter after every posted atomic */
 	uint64_t rng;
 	bool disconnected;
+	bool was_up;		/* an earlier generation was established */
 	double t_disc;
 	const char *lost_why;
 	/* Messages posted, for their acknowledgements. */
@@ -1182,8 +1183,14 @@ static void c_cm(void)
 			c->counter = hs.counter;
 			c_set(c, stopping ? C_QUIESCE : C_RUN);
 			st.conns++;
-			if (c->gen > 1)
+			/*
+			 * A reconnection follows a lost connection, not a
+			 * first connect that needed more than one attempt
+			 * (slot 1's first gen failed on the debug kernel).
+			 */
+			if (c->was_up)
 				st.reconnects++;
+			c->was_up = true;
 			printf("SOAK CONN slot=%d gen=%u t=%.3f\n", c->slot,
 			       c->gen, now_s());
 			continue;

@@ -201,6 +201,10 @@ kiter() {
 	rc=$?
 	t2=$(uptime_s)
 	rmmod siw2_kext 2>/dev/null
+	# A client that failed leaves a server waiting for nobody: waiting
+	# out its time budget (120 s on the debug kernel) cost the next
+	# iteration its window between two flaps.
+	(( rc )) && kill "$sp" 2>/dev/null
 	if wait_until 15 eval "! kill -0 $sp 2>/dev/null"; then
 		wait "$sp"
 		src=$?
@@ -216,15 +220,38 @@ kiter() {
 		  sed 's/^/  srv| /' "$R/kext.srv"; } >>"$R/kernel.failed"
 	fi
 }
+# The iterations run between flaps: the flap loop keeps the time of the
+# next flap in nextflap ("none" after the last) and flapping exists from
+# a down to 5 s after the up.  An iteration starts only if it should end
+# (its predecessor's duration + 5 s; 20 s at first) before the next
+# flap: on the debug kernel one takes longer than a flap period leaves
+# after fixed-time starts, and both of session 30's overlapped a flap.
 kloop() {
-	local i=0
+	local i=0 est=20 cap=$((FLAP / 2)) nf t1 t2 fits
 	# The last iteration ends about when the user traffic does.
 	while (( $(awk -v e="$END" -v n="$(uptime_s)" 'BEGIN { print (n < e - 12) }') )); do
+		if [[ -e $R/flapping ]]; then
+			sleep 0.5
+			continue
+		fi
+		nf=$(cat "$R/nextflap")
+		fits=$(awk -v nf="$nf" -v n="$(uptime_s)" -v est="$est" \
+			'BEGIN { print (nf == "none" || n + est < nf) }')
+		if (( !fits )); then
+			sleep 0.5
+			continue
+		fi
+		t1=$(uptime_s)
 		kiter "$i"
+		t2=$(uptime_s)
+		est=$(awk -v a="$t1" -v b="$t2" -v c="$cap" \
+			'BEGIN { e = b - a + 5; if (e > c) e = c; printf "%d", e < 20 ? 20 : e }')
 		i=$((i + 1))
 	done
 }
 : >"$R/kernel.iters"
+rm -f "$R/flapping"
+awk -v a="$T0" -v f="$FLAP" 'BEGIN { printf "%.1f\n", a + f }' >"$R/nextflap"
 kloop &
 kl=$!
 pids+=("$kl")
@@ -239,12 +266,15 @@ while :; do
 	# No flap in the last DOWN + 25 s (the downs and ups themselves take
 	# seconds under TCG) + 2 x KA (a half-open connection's detection):
 	# every slot is back before the clean close.
-	(( $(awk -v at="$at" -v d="$DOWN" -v e="$END" -v ka="$KA" 'BEGIN { print (at + d + 25 + 2 * ka <= e) }') )) || break
+	(( $(awk -v at="$at" -v d="$DOWN" -v e="$END" -v ka="$KA" 'BEGIN { print (at + d + 25 + 2 * ka <= e) }') )) ||
+		{ echo none >"$R/nextflap"; break; }
+	echo "$at" >"$R/nextflap"
 	while (( $(awk -v at="$at" -v n="$(uptime_s)" 'BEGIN { print (n < at) }') )); do
 		sleep 0.2
 	done
 	kill -0 "$cli" 2>/dev/null || break
 	if (( k % 2 )); then u=(pb pb-v) kn=(pk pk-v); else u=(pa pa-v) kn=(- k0); fi
+	: >"$R/flapping"
 	t1=$(uptime_s)
 	ip -n "${u[0]}" link set "${u[1]}" down || fail "${u[1]} down"
 	in_ns "${kn[0]}" ip link set "${kn[1]}" down || fail "${kn[1]} down"
@@ -255,6 +285,7 @@ while :; do
 	in_ns "${kn[0]}" ip link set "${kn[1]}" up || fail "${kn[1]} up"
 	t2=$(uptime_s)
 	echo "$t1 $t2" >>"$R/flaps"
+	(sleep 5; rm -f "$R/flapping") &
 	log "flap $((k + 1)): ${u[1]} and ${kn[1]} down $t1 .. $t2 (the downs took $(awk -v a="$t1" -v b="$td" 'BEGIN { printf "%.1f", b - a }') s), read_v2 now $(cat "$P/read_v2")"
 	k=$((k + 1))
 done
