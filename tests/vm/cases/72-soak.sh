@@ -194,6 +194,13 @@ kiter() {
 	# (performance.md, "Where an NFS/RDMA mount's seconds go"); the 30-min
 	# soak's iteration 27 failed so, clear of any flap (session 28).
 	timeout 5 bash -c ": 2>/dev/null >/dev/tcp/198.18.73.1/9" 2>/dev/null
+	# The setup above took seconds after a flap (the neighbour again):
+	# whether the run still fits is decided here.
+	if ! fits "$KEST"; then
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
+		return 1
+	fi
 	t1=$(uptime_s)
 	kmsg_mark "soak-kext-$i"
 	timeout 120 insmod "$KX" addr=198.18.73.1 port="$port" rv2=1 commit=1 \
@@ -213,6 +220,7 @@ kiter() {
 		wait "$sp" 2>/dev/null
 		src=124
 	fi
+	KDUR=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }')
 	echo "$i $t1 $t2 $rc $src" >>"$R/kernel.iters"
 	if (( rc || src )); then
 		{ echo "== iteration $i: insmod rc $rc, server rc $src"
@@ -222,30 +230,29 @@ kiter() {
 }
 # The iterations run between flaps: the flap loop keeps the time of the
 # next flap in nextflap ("none" after the last) and flapping exists from
-# a down to 5 s after the up.  An iteration starts only if it should end
-# (its predecessor's duration + 5 s; 20 s at first) before the next
-# flap: on the debug kernel one takes longer than a flap period leaves
-# after fixed-time starts, and both of session 30's overlapped a flap.
+# a down to 5 s after the up.  An iteration's insmod starts only if it
+# should end before the next flap (its predecessor's duration + 3 s, a
+# quarter of a flap period at first, at most half of one): on the debug
+# kernel one takes longer than a flap period leaves after fixed-time
+# starts, and both of session 30's overlapped a flap.
+# fits SECS: no flap now, and none due within SECS.
+fits() {
+	[[ -e $R/flapping ]] && return 1
+	(( $(awk -v nf="$(cat "$R/nextflap")" -v n="$(uptime_s)" -v est="$1" \
+		'BEGIN { print (nf == "none" || n + est < nf) }') ))
+}
 kloop() {
-	local i=0 est=20 cap=$((FLAP / 2)) nf t1 t2 fits
+	local i=0 cap=$((FLAP / 2))
+	KDUR=0
+	KEST=$((FLAP / 4))
 	# The last iteration ends about when the user traffic does.
 	while (( $(awk -v e="$END" -v n="$(uptime_s)" 'BEGIN { print (n < e - 12) }') )); do
-		if [[ -e $R/flapping ]]; then
+		if ! fits "$KEST"; then
 			sleep 0.5
 			continue
 		fi
-		nf=$(cat "$R/nextflap")
-		fits=$(awk -v nf="$nf" -v n="$(uptime_s)" -v est="$est" \
-			'BEGIN { print (nf == "none" || n + est < nf) }')
-		if (( !fits )); then
-			sleep 0.5
-			continue
-		fi
-		t1=$(uptime_s)
-		kiter "$i"
-		t2=$(uptime_s)
-		est=$(awk -v a="$t1" -v b="$t2" -v c="$cap" \
-			'BEGIN { e = b - a + 5; if (e > c) e = c; printf "%d", e < 20 ? 20 : e }')
+		kiter "$i" || continue
+		KEST=$(awk -v d="$KDUR" -v c="$cap" 'BEGIN { e = d + 3; printf "%d", e > c ? c : e }')
 		i=$((i + 1))
 	done
 }
