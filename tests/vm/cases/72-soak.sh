@@ -22,7 +22,8 @@
 #          Invalidate and Immediate towards it, the atomics including the
 #          masked ones and Atomic Write, Reads, Commit and Commit with a log
 #          update, every result checked) against "siw2_ext -s" in pk, in a
-#          loop for the whole run.
+#          loop for the whole run, each run started only where it should
+#          end before the next flap.
 #  flaps   every FLAP seconds one end of each veth goes down for DOWN
 #          seconds (pa-v/pb-v and k0/pk-v alternately) while siw2's
 #          read_v2 flips (so that later connections Read V1 or V2).
