@@ -23,6 +23,7 @@
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2_atomic.h"
+#include "siw2_compat.h"
 #include "siw2_limits.h"
 #include "siw2_mpa.h"
 #include "siw2_params.h"
@@ -567,7 +568,7 @@ void siw2_sq_ring_busy(struct siw2_qp *qp, bool busy);
 
 /* siw2_cq.c */
 int siw2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct uverbs_attr_bundle *attrs);
+		   struct siw2_cq_attrs *attrs);
 int siw2_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int siw2_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int siw2_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -27,7 +27,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
-#include <linux/unaligned.h>
+#include "siw2_compat.h"
 #include <net/sock.h>
 #include <net/tcp.h>
 

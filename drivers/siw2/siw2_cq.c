@@ -29,15 +29,16 @@ static int siw2_cq_check_depth(int cqe)
  * siw2_create_cq - create a completion queue
  * @ibcq: core-allocated CQ
  * @attr: depth, vector and flags
- * @attrs: uverbs bundle, NULL for kernel callers
+ * @attrs: uverbs bundle (before 6.11 its udata: siw2_compat.h), NULL for
+ *	   kernel callers
  *
  * Return: 0, -EINVAL for a depth outside [1, max_cqe], an unknown vector
  * or flags, -ENOMEM over the CQ limit or without memory, -EFAULT.
  */
 int siw2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct uverbs_attr_bundle *attrs)
+		   struct siw2_cq_attrs *attrs)
 {
-	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+	struct ib_udata *udata = siw2_cq_udata(attrs);
 	struct siw2_ucontext *uctx = siw2_udata_uctx(udata);
 	struct siw2_device *sdev = to_siw2_dev(ibcq->device);
 	struct siw2_cq *cq = to_siw2_cq(ibcq);
@@ -306,6 +307,27 @@ static void siw2_cq_overrun(struct siw2_cq *cq)
 }
 
 /*
+ * The uverbs number of a completion opcode.  uverbs has no masked atomics:
+ * siw2dv's report as the plain ones.  Flush and Atomic Write have numbers
+ * of their own before 6.2 (siw2_compat.h); from 6.2 on both are the same.
+ */
+static u8 siw2_cqe_opcode(enum ib_wc_opcode op)
+{
+	switch ((int)op) {
+	case IB_WC_MASKED_COMP_SWAP:
+		return IB_UVERBS_WC_COMP_SWAP;
+	case IB_WC_MASKED_FETCH_ADD:
+		return IB_UVERBS_WC_FETCH_ADD;
+	case IB_WC_FLUSH:
+		return IB_UVERBS_WC_FLUSH;
+	case IB_WC_ATOMIC_WRITE:
+		return IB_UVERBS_WC_ATOMIC_WRITE;
+	default:
+		return op;
+	}
+}
+
+/*
  * Write one completion into a user CQ's ring (cq->lock held). Return:
  * false when the ring is full, else whether the process armed for it.
  */
@@ -324,12 +346,7 @@ static bool siw2_cq_ring_add(struct siw2_cq *cq, const struct ib_wc *wc,
 		return false;
 	e = siw2_ring_at(cq->ring, cq->ring_prod);
 	e->wr_id = wc->wr_id;
-	e->opcode = wc->opcode;
-	/* uverbs has no masked opcodes: siw2dv's masked atomics report so. */
-	if (wc->opcode == IB_WC_MASKED_COMP_SWAP)
-		e->opcode = IB_UVERBS_WC_COMP_SWAP;
-	else if (wc->opcode == IB_WC_MASKED_FETCH_ADD)
-		e->opcode = IB_UVERBS_WC_FETCH_ADD;
+	e->opcode = siw2_cqe_opcode(wc->opcode);
 	e->status = wc->status;
 	e->flags = (wc->wc_flags & IB_WC_WITH_IMM ? SIW2_CQE_WITH_IMM : 0) |
 		   (wc->wc_flags & IB_WC_WITH_INVALIDATE ?

@@ -22,7 +22,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
+#include "siw2_compat.h"
 
 #include "siw2_ddp.h"
 

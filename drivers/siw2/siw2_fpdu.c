@@ -10,7 +10,7 @@
 #include <linux/crc32c.h>
 #include <linux/errno.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
+#include "siw2_compat.h"
 
 #include "siw2_fpdu.h"
 

@@ -22,7 +22,7 @@
 
 #include <linux/crc32c.h>
 #include <linux/skbuff.h>
-#include <linux/unaligned.h>
+#include "siw2_compat.h"
 #include <net/sock.h>
 #include <net/tcp.h>
 

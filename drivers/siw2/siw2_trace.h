@@ -11,6 +11,7 @@
 
 #include <linux/tracepoint.h>
 
+#include "siw2_compat.h"
 #include "siw2_mpa.h"
 
 DECLARE_EVENT_CLASS(siw2_dev_class,
@@ -19,7 +20,7 @@ DECLARE_EVENT_CLASS(siw2_dev_class,
 		    TP_STRUCT__entry(__field(u32, dev_id)
 				     __string(netdev, netdev)),
 		    TP_fast_assign(__entry->dev_id = dev_id;
-				   __assign_str(netdev);),
+				   siw2_assign_str(netdev, netdev);),
 		    TP_printk("dev=%u netdev=%s", __entry->dev_id,
 			      __get_str(netdev)));
 
@@ -50,8 +51,8 @@ TRACE_EVENT(siw2_qp_state,
 			     __string(from, from)
 			     __string(to, to)),
 	    TP_fast_assign(__entry->qpn = qpn;
-			   __assign_str(from);
-			   __assign_str(to);),
+			   siw2_assign_str(from, from);
+			   siw2_assign_str(to, to);),
 	    TP_printk("qp=%u %s -> %s", __entry->qpn, __get_str(from),
 		      __get_str(to)));
 
@@ -63,9 +64,9 @@ TRACE_EVENT(siw2_cep_state,
 			     __string(ev, ev)
 			     __string(to, to)),
 	    TP_fast_assign(__entry->id = id;
-			   __assign_str(from);
-			   __assign_str(ev);
-			   __assign_str(to);),
+			   siw2_assign_str(from, from);
+			   siw2_assign_str(ev, ev);
+			   siw2_assign_str(to, to);),
 	    TP_printk("cep=%u %s -%s-> %s", __entry->id, __get_str(from),
 		      __get_str(ev), __get_str(to)));
 
@@ -106,7 +107,7 @@ TRACE_EVENT(siw2_dp_term,
 			     __field(u8, etype)
 			     __field(u8, code)),
 	    TP_fast_assign(__entry->qpn = qpn;
-			   __assign_str(dir);
+			   siw2_assign_str(dir, dir);
 			   __entry->layer = layer;
 			   __entry->etype = etype;
 			   __entry->code = code;),
@@ -249,7 +250,7 @@ DECLARE_EVENT_CLASS(siw2_cep_why_class,
 		    TP_STRUCT__entry(__field(u32, id)
 				     __string(why, why)),
 		    TP_fast_assign(__entry->id = id;
-				   __assign_str(why);),
+				   siw2_assign_str(why, why);),
 		    TP_printk("cep=%u %s", __entry->id, __get_str(why)));
 
 DEFINE_EVENT(siw2_cep_why_class, siw2_cep_bad_mpa,

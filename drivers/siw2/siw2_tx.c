@@ -47,7 +47,7 @@
 #include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/socket.h>
-#include <linux/unaligned.h>
+#include "siw2_compat.h"
 #include <net/sock.h>
 #include <net/tcp.h>
 
