@@ -24,6 +24,10 @@
 #                   SOAK_SECS seconds of traffic (default 1800; make check
 #                   runs it for 120): mixed user and kernel traffic with
 #                   link flaps, checked end to end
+#   make dkms-install  register the module's source with DKMS
+#                   (/usr/src/siw2-VERSION) and build and install it for
+#                   KVER; DKMS rebuilds it for every kernel whose headers
+#                   are installed later (make dkms-uninstall removes it)
 #   make check-fresh  make demo, then make check, each once, in a clean
 #                   Debian 12 root (debootstrap + chroot; needs root; not
 #                   part of make check; tools/check-fresh.sh)
@@ -44,9 +48,12 @@ ifeq ($(origin KDIR),undefined)
     KDIR := $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12*-amd64)))
   endif
 endif
+# siw2's version: dkms.conf's PACKAGE_VERSION.
+SIW2_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.conf)
+DKMS_SRC := /usr/src/siw2-$(SIW2_VERSION)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak nfs-long
+.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-install dkms-uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak nfs-long
 
 all: module ktest provider progs pmlog rpcrdma
 
@@ -92,6 +99,27 @@ uninstall:
 	depmod -a $(KVER)
 	$(MAKE) -C userspace-provider uninstall
 	$(MAKE) -C tools/rpcrdma uninstall
+
+# The module's source, as DKMS builds it (the top Kbuild, the driver and
+# the uapi headers it includes), registered under /usr/src/siw2-VERSION;
+# then built and installed for KVER.  Any earlier registration of this
+# version goes first.
+dkms-install:
+	$(NEED_KDIR)
+	@command -v dkms >/dev/null || { echo "dkms not installed (apt-get install dkms)" >&2; exit 1; }
+	-dkms remove siw2/$(SIW2_VERSION) --all >/dev/null 2>&1
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/drivers/siw2 $(DKMS_SRC)/include/uapi/rdma
+	install -m 0644 dkms.conf Kbuild LICENSE $(DKMS_SRC)/
+	install -m 0644 drivers/siw2/Kbuild drivers/siw2/*.c drivers/siw2/*.h $(DKMS_SRC)/drivers/siw2/
+	rm -f $(DKMS_SRC)/drivers/siw2/*.mod.c
+	install -m 0644 include/uapi/rdma/siw2-*.h $(DKMS_SRC)/include/uapi/rdma/
+	dkms add siw2/$(SIW2_VERSION)
+	dkms install siw2/$(SIW2_VERSION) -k $(KVER)
+
+dkms-uninstall:
+	-dkms remove siw2/$(SIW2_VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 deps:
 	tools/install-deps.sh

@@ -23,10 +23,17 @@
 #      "make check" each run exactly once in the chroot, as root, with an
 #      empty environment (HOME=/root: every cache is cold).
 #
-# Logs: build/check-fresh/{setup,demo,check}.log and times.txt (seconds of
-# each step).  The last line is the result of "make check" ("N passed, N
-# failed, N skipped"); the exit status is non-zero if debootstrap, the
-# demo or the suite failed.
+#   5. Then DKMS, as a user of it would: "make dkms-install" with dkms
+#      installed, and the module must be built for the running release's
+#      6.12 kernel; then Debian 12's default kernel's headers
+#      (linux-headers-amd64, 6.1) are installed and DKMS must have built
+#      siw2 for that kernel by itself (its header_postinst hook), both
+#      modules with siw2's version and their kernel's vermagic.
+#
+# Logs: build/check-fresh/{setup,demo,check,dkms}.log and times.txt
+# (seconds of each step).  The last line is the result of "make check"
+# ("N passed, N failed, N skipped"); the exit status is non-zero if
+# debootstrap, the demo, the suite or the DKMS step failed.
 #
 # Environment:
 #   SIW2_FRESH_CACHE     cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/siw2-fresh)
@@ -35,6 +42,8 @@
 #   SIW2_FRESH_RELEASE   Debian release (default bookworm)
 #   SIW2_FRESH_KEEP=1    keep the run's root afterwards (it is replaced by
 #                        the next run anyway)
+#   SIW2_FRESH_STEPS     the steps after setup (default "demo check dkms";
+#                        a subset runs only those, without a suite result)
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -157,17 +166,56 @@ in_root() {
 step setup "$OUT/setup.log" setup_run || die "setting up the run's root failed"
 say "HEAD $(git -C "$TOP" rev-parse --short HEAD) in $RUN/root/siw2"
 
-# ---- 3. the README's two commands, once each ----
+# DKMS (step 5): installed for 6.12, then rebuilt by itself for 6.1.
+# dkms_ko KVER: the module DKMS installed for KVER, checked.
+dkms_ko() {
+	local kver=$1 ko ver magic
+	ko=$(in_root sh -c "ls /lib/modules/$kver/updates/dkms/siw2.ko* 2>/dev/null" | head -n1)
+	[[ -n $ko ]] || { echo "dkms: no siw2 module for $kver"; return 1; }
+	ver=$(in_root modinfo -F version "$ko")
+	magic=$(in_root modinfo -F vermagic "$ko")
+	echo "dkms: $ko: version $ver, vermagic $magic"
+	[[ $ver == "$WANT_VER" && $magic == "$kver "* ]] ||
+		{ echo "dkms: want version $WANT_VER and vermagic $kver"; return 1; }
+}
+dkms_step() {
+	local k612 k61
+	in_root apt-get install -y -q --no-install-recommends dkms linux-headers-6.12-amd64 || return 1
+	k612=$(in_root sh -c 'ls -d /usr/src/linux-headers-6.12*-amd64' | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
+	in_root make -C /root/siw2 dkms-install KDIR="/usr/src/linux-headers-$k612" || return 1
+	dkms_ko "$k612" || return 1
+	in_root apt-get install -y -q --no-install-recommends linux-headers-amd64 || return 1
+	k61=$(in_root sh -c 'ls -d /usr/src/linux-headers-6.1.*-amd64' | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
+	[[ -n $k61 ]] || { echo "dkms: linux-headers-amd64 brought no 6.1 headers"; return 1; }
+	in_root dkms status
+	dkms_ko "$k61"
+}
+WANT_VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+
+# ---- 3.-5. the README's two commands, once each, then DKMS ----
 rc=0
-step "make demo" "$OUT/demo.log" in_root make -C /root/siw2 demo || rc=1
-step "make check" "$OUT/check.log" in_root make -C /root/siw2 check || rc=1
+STEPS=" ${SIW2_FRESH_STEPS:-demo check dkms} "
+if [[ $STEPS == *" demo "* ]]; then
+	step "make demo" "$OUT/demo.log" in_root make -C /root/siw2 demo || rc=1
+fi
+if [[ $STEPS == *" check "* ]]; then
+	step "make check" "$OUT/check.log" in_root make -C /root/siw2 check || rc=1
+fi
+if [[ $STEPS == *" dkms "* ]]; then
+	step dkms "$OUT/dkms.log" dkms_step || rc=1
+fi
 # Keep what the suite wrote, for the record.
 [[ -d $RUN/root/siw2/build/vm-logs ]] &&
 	{ rm -rf "$OUT/vm-logs"; cp -a "$RUN/root/siw2/build/vm-logs" "$OUT/"; }
 
 echo
 cat "$OUT/times.txt"
-grep -q '^demo: ok' "$OUT/demo.log" || { say "make demo did not end with 'demo: ok'"; rc=1; }
+if [[ $STEPS != *" check "* ]]; then
+	(( rc == 0 )) && say "steps$STEPS passed" || say "steps$STEPS: a step failed"
+	exit "$rc"
+fi
+[[ $STEPS != *" demo "* ]] || grep -q '^demo: ok' "$OUT/demo.log" ||
+	{ say "make demo did not end with 'demo: ok'"; rc=1; }
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/check.log" | tail -n1)
 [[ -n $summary ]] || { summary="0 passed, 1 failed, 0 skipped"; rc=1; }
 [[ $summary == *" 0 failed,"* ]] || rc=1
