@@ -53,7 +53,7 @@ SIW2_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.
 DKMS_SRC := /usr/src/siw2-$(SIW2_VERSION)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-install dkms-uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak nfs-long
+.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak nfs-long
 
 all: module ktest provider progs pmlog rpcrdma
 
@@ -100,20 +100,26 @@ uninstall:
 	$(MAKE) -C userspace-provider uninstall
 	$(MAKE) -C tools/rpcrdma uninstall
 
-# The module's source, as DKMS builds it (the top Kbuild, the driver and
-# the uapi headers it includes), registered under /usr/src/siw2-VERSION;
-# then built and installed for KVER.  Any earlier registration of this
-# version goes first.
+# The module's source as DKMS builds it (the top Kbuild, the driver, the
+# uapi headers and the kernel API header it includes) in $(DESTDIR)/usr/src/siw2-VERSION; the
+# siw2-dkms package is this (debian/rules).
+dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	install -d $(DESTDIR)$(DKMS_SRC)/drivers/siw2 $(DESTDIR)$(DKMS_SRC)/include/uapi/rdma \
+		$(DESTDIR)$(DKMS_SRC)/include/siw2
+	install -m 0644 dkms.conf Kbuild LICENSE $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 drivers/siw2/Kbuild $(filter-out %.mod.c,$(wildcard drivers/siw2/*.c)) \
+		drivers/siw2/*.h $(DESTDIR)$(DKMS_SRC)/drivers/siw2/
+	install -m 0644 include/uapi/rdma/siw2-*.h $(DESTDIR)$(DKMS_SRC)/include/uapi/rdma/
+	install -m 0644 include/siw2/*.h $(DESTDIR)$(DKMS_SRC)/include/siw2/
+
+# That source registered with DKMS, then built and installed for KVER;
+# any earlier registration of this version goes first.
 dkms-install:
 	$(NEED_KDIR)
 	@command -v dkms >/dev/null || { echo "dkms not installed (apt-get install dkms)" >&2; exit 1; }
 	-dkms remove siw2/$(SIW2_VERSION) --all >/dev/null 2>&1
-	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/drivers/siw2 $(DKMS_SRC)/include/uapi/rdma
-	install -m 0644 dkms.conf Kbuild LICENSE $(DKMS_SRC)/
-	install -m 0644 drivers/siw2/Kbuild drivers/siw2/*.c drivers/siw2/*.h $(DKMS_SRC)/drivers/siw2/
-	rm -f $(DKMS_SRC)/drivers/siw2/*.mod.c
-	install -m 0644 include/uapi/rdma/siw2-*.h $(DKMS_SRC)/include/uapi/rdma/
+	$(MAKE) dkms-src DESTDIR=
 	dkms add siw2/$(SIW2_VERSION)
 	dkms install siw2/$(SIW2_VERSION) -k $(KVER)
 

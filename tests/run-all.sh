@@ -61,6 +61,11 @@ host_test ext-peer-selftest python3 -S tests/progs/ext_peer.py selftest
 host_test libfuzzer-slice tests/fuzz/run.sh --runs 100000 --seed 1
 # The RPC-over-RDMA transport header codec under ASan and UBSan.
 host_test rpcrdma-xdr make -s -C tools/rpcrdma check
+# The module from the source DKMS builds, for Linux 6.1 and 6.12, W=1,
+# not one warning (siw2_compat.h).
+host_test build-compat tools/build-compat.sh
+# The Debian packages build from the tree and hold what they must.
+host_test debs tools/build-debs.sh
 
 # Expected number of results per stage (tests/expected-counts): a case
 # file or KUnit suite that goes missing must fail the run, not only lower

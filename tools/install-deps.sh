@@ -24,6 +24,8 @@ PKGS=(
 	qemu-system-x86		# the TCG guest that runs every module test
 	linux-image-6.12-amd64	# guest kernel and its modules
 	linux-headers-6.12-amd64	# to build siw2.ko
+	linux-headers-amd64	# Debian 12's default kernel (6.1): tools/build-compat.sh
+	dkms debhelper dh-dkms	# make dkms-install; the packages (tools/build-debs.sh)
 	linux-source-6.12	# scripts/checkpatch.pl
 	rdma-core ibverbs-utils rdmacm-utils perftest
 	nfs-kernel-server	# cases 64, 74: exportfs, rpc.mountd, rpcbind, nfsdcld, mount.nfs
