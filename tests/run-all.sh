@@ -66,6 +66,9 @@ host_test rpcrdma-xdr make -s -C tools/rpcrdma check
 host_test build-compat tools/build-compat.sh
 # The Debian packages build from the tree and hold what they must.
 host_test debs tools/build-debs.sh
+# The Wireshark dissector decodes every opcode, CRCs checked, and finds a
+# flipped CRC.
+host_test wireshark-lua python3 tools/wireshark/check.py
 
 # Expected number of results per stage (tests/expected-counts): a case
 # file or KUnit suite that goes missing must fail the run, not only lower
