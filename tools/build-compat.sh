@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # tools/build-compat.sh [SERIES...]: build siw2.ko for each kernel series
-# (default: 6.1 6.12, Debian 12's default kernel and its backport) from
-# the source DKMS builds (make dkms-src), against the newest installed
-# Debian headers of that series, with W=1.  A missing header package, a
+# (default: 6.1 6.12, Debian 12's default kernel and its 6.12; 6.12 alone
+# on Debian 13) from the source DKMS builds (make dkms-src), against the
+# newest installed Debian headers of that series, with W=1.  A missing header package, a
 # failed build or any compiler warning fails.  Scratch trees in
 # build/compat/<release>; the tree's own objects are not touched.
 set -uo pipefail
@@ -12,7 +12,11 @@ set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$TOP/build/compat
 series=("$@")
-(( ${#series[@]} )) || series=(6.1 6.12)
+if (( ${#series[@]} == 0 )); then
+	# Debian 13 has no 6.1 kernel to build for.
+	[[ $(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") == trixie ]] &&
+		series=(6.12) || series=(6.1 6.12)
+fi
 rc=0
 for s in "${series[@]}"; do
 	kdir=$(ls -d /usr/src/linux-headers-"$s".*-amd64 2>/dev/null | sort -V | tail -n1)

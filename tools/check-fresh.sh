@@ -39,7 +39,8 @@
 #   SIW2_FRESH_CACHE     cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/siw2-fresh)
 #   SIW2_FRESH_MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   SIW2_FRESH_SECURITY  security mirror (default http://deb.debian.org/debian-security)
-#   SIW2_FRESH_RELEASE   Debian release (default bookworm)
+#   SIW2_FRESH_RELEASE   Debian release: bookworm (Debian 12, the default) or
+#                        trixie (Debian 13)
 #   SIW2_FRESH_KEEP=1    keep the run's root afterwards (it is replaced by
 #                        the next run anyway)
 #   SIW2_FRESH_STEPS     the steps after setup (default "demo check dkms";
@@ -60,8 +61,8 @@ say() { echo "check-fresh: $*"; }
 
 [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mount, chroot): run it with sudo"
 case $REL in
-bookworm) ;;
-*) die "release '$REL' is not supported yet (bookworm)" ;;
+bookworm | trixie) ;;
+*) die "release '$REL' is not supported (bookworm, trixie)" ;;
 esac
 git -C "$TOP" rev-parse --verify -q HEAD >/dev/null || die "$TOP is not a git checkout"
 

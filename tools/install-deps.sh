@@ -67,6 +67,22 @@ DEBUG_PKGS=(
 	libelf-dev libssl-dev
 )
 
+# Debian 12 has two kernels: its default, 6.1 (linux-headers-amd64, for
+# tools/build-compat.sh), and 6.12, named by series, which the suite runs.
+# Debian 13 has 6.12 alone, under the plain names.
+codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+if [[ $codename == trixie ]]; then
+	deb13=()
+	for p in "${PKGS[@]}"; do
+		case $p in
+		linux-image-6.12-amd64) deb13+=(linux-image-amd64) ;;
+		linux-headers-6.12-amd64) ;;	# linux-headers-amd64 is 6.12 here
+		*) deb13+=("$p") ;;
+		esac
+	done
+	PKGS=("${deb13[@]}")
+fi
+
 want=("${PKGS[@]}")
 case ${1:-} in
 '') ;;
