@@ -53,6 +53,9 @@ has "$lib_deb" "usr/lib/$ma/libibverbs/libsiw2-rdmav34.so" etc/libibverbs.d/siw2
 	usr/include/infiniband/siw2dv.h usr/share/man/man3/siw2dv.3.gz \
 	usr/share/man/man3/siw2dv_wr_commit.3.gz
 dpkg-deb -f "$dkms_deb" Depends | grep -q dkms || { echo "build-debs: siw2-dkms does not depend on dkms"; rc=1; }
-dpkg-deb -f "$lib_deb" Depends | grep -q libibverbs1 || { echo "build-debs: libsiw2 does not depend on libibverbs1"; rc=1; }
+# Pinned to the rdma-core release it was built against (siw2_abi34.h).
+ibv=$(dpkg-query -W -f='${Version}' libibverbs-dev | sed 's/^[0-9]*://; s/\..*//')
+dpkg-deb -f "$lib_deb" Depends | grep -q "libibverbs1 (>= $ibv), libibverbs1 (<< $((ibv + 1)))" ||
+	{ echo "build-debs: libsiw2 is not pinned to libibverbs1 $ibv: $(dpkg-deb -f "$lib_deb" Depends)"; rc=1; }
 (( rc == 0 )) && echo "build-debs: $(cd "$OUT" && ls ./*.deb | tr '\n' ' ')ok"
 exit "$rc"

@@ -6,7 +6,15 @@
  * Distributions do not install rdma-core's internal provider header, so this
  * file declares, in our own words, only the structures and functions the
  * provider needs. The layouts follow rdma-core v44.0 (Debian 12 ships 44.0);
- * the private ABI number 34 is unchanged from rdma-core 34 through 56.
+ * the private ABI number 34 is unchanged from rdma-core 34 through 56, and so
+ * is every private structure mirrored here but one: struct verbs_qp starts
+ * with the public struct ibv_qp_ex, which rdma-core 45 lengthened (wr_flush),
+ * moving comp_mask from offset 352 to 360. A provider built with 44's
+ * headers and loaded by 56 has ibv_qp_to_qp_ex() return NULL. So the
+ * library works with the rdma-core release whose headers it was built
+ * with, and with that one only: build it on the machine (Debian 13: 56),
+ * and the libsiw2 package pins libibverbs1 to the release it was built
+ * against (debian/rules). Every other check below holds for 44 and 56.
  *
  * Everything that the public <infiniband/verbs.h> already defines (struct
  * ibv_device, ibv_context, verbs_context, ibv_cq, ibv_qp, ...) is reused from
