@@ -45,10 +45,35 @@ nfsd_start() {
 	log "nfsd: versions '$(srv 'cat /proc/fs/nfsd/versions')', portlist '$(srv 'cat /proc/fs/nfsd/portlist' | tr '\n' ' ')', threads $(srv 'cat /proc/fs/nfsd/threads')"
 }
 
-# The v4 grace period cannot be ended early here: v4_end_grace needs client
-# tracking, and nfsd in a namespace other than the initial one has none
-# without nfsdcld ("attempt to initialize legacy client tracking in a
-# container ignored").  nfsv4gracetime is at its minimum, 10 s.
+# nfsdcld_start: nfsd's client tracking daemon in NFS_NS, with that
+# namespace's rpc_pipefs (it is per network namespace), before nfsd starts:
+# nfsd creates the cld pipe when it starts and waits about a second for
+# nfsdcld to open it.  nfsd outside the initial namespace has no other
+# tracking ("attempt to initialize legacy client tracking in a container
+# ignored"); without any, a kernel without
+# CONFIG_NFSD_LEGACY_CLIENT_TRACKING (the debug kernel's) refuses to start
+# nfsd's threads, and one with it has no reclaim.  Sets cldpid;
+# nfsdcld_stop ends it.
+NFSDCLD_PIPEFS=/var/lib/nfs/rpc_pipefs
+cldpid=''
+nfsdcld_start() {
+	mkdir -p /var/lib/nfs/nfsdcld "$NFSDCLD_PIPEFS" || fail "mkdir for nfsdcld"
+	rm -rf /var/lib/nfs/nfsdcld/*
+	ip netns exec "${NFS_NS:-pa}" timeout 3000 bash -c "mount -t rpc_pipefs rpc_pipefs $NFSDCLD_PIPEFS &&
+		exec nfsdcld -F -p $NFSDCLD_PIPEFS" >"$R/nfsdcld.log" 2>&1 &
+	cldpid=$!
+	wait_until 20 eval "[[ -e /var/lib/nfs/nfsdcld/main.sqlite ]] || ! kill -0 $cldpid 2>/dev/null"
+	kill -0 "$cldpid" 2>/dev/null || { cat "$R/nfsdcld.log" >&2; fail "nfsdcld ended"; }
+}
+nfsdcld_stop() {
+	[[ -n $cldpid ]] || return 0
+	kill "$cldpid" 2>/dev/null
+	wait "$cldpid" 2>/dev/null
+	cldpid=''
+}
+
+# With nfsdcld and no client to reclaim, nfsd skips the v4 grace period;
+# otherwise it lasts nfsv4gracetime, set to its minimum, 10 s.
 grace_over() {
 	[[ $(srv 'cat /proc/fs/nfsd/v4_end_grace') == Y* ]]
 }

@@ -16,10 +16,12 @@
 #
 # Server: nfsd configured through /proc/fs/nfsd alone (versions, then the
 # one listener "rdma 20049", then threads), so it has no TCP listener at
-# all and every NFS RPC must travel over RDMA.  The v4 grace period ends
-# after 10 s (nfsv4gracetime at its minimum; v4_end_grace needs client
-# tracking, which nfsd outside the initial namespace only has with
-# nfsdcld).  rpc.mountd answers the kernel's export cache upcalls; the
+# all and every NFS RPC must travel over RDMA.  nfsdcld gives nfsd its
+# client tracking (nfsd outside the initial namespace has no other; a
+# kernel without CONFIG_NFSD_LEGACY_CLIENT_TRACKING, such as the debug
+# kernel, does not start nfsd without any), so with no client to reclaim
+# there is no v4 grace period.  rpc.mountd answers the kernel's export
+# cache upcalls; the
 # export is a tmpfs (fsid=0, mounted in the initial mount namespace, so
 # the case reads the server's copy directly).  The nfsd file system is
 # mounted inside each "ip netns exec pa" (it is per network namespace).
@@ -66,7 +68,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-cm.sh"
 source "$SIW2_TOP/tests/vm/lib-nfs.sh"
 
-need rdma ip mount umount exportfs rpc.mountd sha256sum dd timeout awk
+need rdma ip mount umount exportfs rpc.mountd nfsdcld sha256sum dd timeout awk
 [[ -x /sbin/mount.nfs || -x /usr/sbin/mount.nfs ]] || fail "mount.nfs missing (nfs-common, tools/install-deps.sh)"
 
 DRV=$(knob SIW2_NFS_DRV siw2)
@@ -148,6 +150,7 @@ cleanup() {
 	nfsd_stop 2>/dev/null
 	mountd_stop
 	rpcbind_stop
+	nfsdcld_stop
 }
 trap cleanup EXIT
 
@@ -232,6 +235,7 @@ check_transport() {
 srv "exportfs -o rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync 198.18.64.0/24:$EXP" ||
 	fail "exportfs"
 mountd_start -N 3
+nfsdcld_start
 nfsd_start "-3 +4 +4.1 +4.2"
 t_grace=$(ms_now)
 [[ $DRV == siw ]] && link_add - "$DEV_C" c0
@@ -400,6 +404,7 @@ printf '  rate: %s\n' "${RATES[@]}"
 nfsd_stop
 mountd_stop
 rpcbind_stop
+nfsdcld_stop
 srv 'exportfs -ua'
 evidence
 if [[ $DRV == siw2 ]]; then

@@ -55,7 +55,6 @@ T=/sys/kernel/tracing
 CLI=198.18.74.1 SRV=198.18.74.2
 EXP=/srv/nfs74 MNT=/mnt/nfs74 SRC=/tmp/nfs74-src
 DEV_C=s2c DEV_S=s2s
-PIPEFS=/var/lib/nfs/rpc_pipefs
 
 siw2_load
 for m in sunrpc nfsd rpcrdma nfs nfsv3 nfsv4; do
@@ -89,7 +88,7 @@ evidence() {
 	cat "$SIW2_DEBUGFS"/*/objects >"$R/objects.txt" 2>/dev/null
 	dmesg >"$R/dmesg.txt"
 }
-cldpid='' bgpid=''
+bgpid=''
 cleanup() {
 	local rc=$?
 	(( rc == 0 )) && return
@@ -99,23 +98,15 @@ cleanup() {
 	nfsd_stop 2>/dev/null
 	mountd_stop
 	rpcbind_stop
-	[[ -n $cldpid ]] && kill "$cldpid" 2>/dev/null
+	nfsdcld_stop
 }
 trap cleanup EXIT
 
 # ------------------------------------------------------------------ server
-mkdir -p "$EXP" "$MNT" "$SRC" /var/lib/nfs/nfsdcld "$PIPEFS" || fail "mkdir"
+mkdir -p "$EXP" "$MNT" "$SRC" || fail "mkdir"
 mount -t tmpfs -o size=$((SIZE + 192))m nfs74 "$EXP" || fail "tmpfs on $EXP"
 chmod 0777 "$EXP"
-# nfsdcld with the rpc_pipefs of pa (rpc_pipefs is per network namespace),
-# before nfsd starts: nfsd creates the cld pipe there when it starts and
-# waits about a second for nfsdcld to open it.
-rm -rf /var/lib/nfs/nfsdcld/*
-ip netns exec pa timeout 3000 bash -c "mount -t rpc_pipefs rpc_pipefs $PIPEFS &&
-	exec nfsdcld -F -p $PIPEFS" >"$R/nfsdcld.log" 2>&1 &
-cldpid=$!
-wait_until 20 eval "[[ -e /var/lib/nfs/nfsdcld/main.sqlite ]] || ! kill -0 $cldpid 2>/dev/null"
-kill -0 "$cldpid" 2>/dev/null || { cat "$R/nfsdcld.log" >&2; fail "nfsdcld ended"; }
+nfsdcld_start
 ip netns exec pa timeout 3000 rpcbind -f -w >"$R/rpcbind.log" 2>&1 &
 rpcbind_pid=$!
 wait_until 10 eval "ip netns exec pa ss -tlnH | grep -q ':111 '" || fail "rpcbind not listening in pa"
@@ -251,9 +242,7 @@ nfsd_stop
 mountd_stop
 rpcbind_stop
 srv 'exportfs -ua'
-kill "$cldpid" 2>/dev/null
-wait "$cldpid" 2>/dev/null
-cldpid=''
+nfsdcld_stop
 evidence
 # rpcrdma error events: only the client's MR pool running dry (xprtrdma's
 # own flow control, case 64) is expected, and a send that found its
