@@ -566,6 +566,11 @@ int siw2_srq_ring_create(struct siw2_srq *srq, struct siw2_ucontext *uctx,
 void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state);
 void siw2_sq_ring_busy(struct siw2_qp *qp, bool busy);
 
+/* siw2_res.c */
+int siw2_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int siw2_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int siw2_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+
 /* siw2_cq.c */
 int siw2_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct siw2_cq_attrs *attrs);
