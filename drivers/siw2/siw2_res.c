@@ -2,8 +2,8 @@
 /*
  * siw2: driver details for "rdma resource show" (the RDMA core's netlink
  * resource tracking): a QP's state, what its MPA exchange settled and the
- * connection's TCP addresses, an MR's STag, type and rights, a CQ's depth
- * and whether it is a ring.  "rdma -d resource show qp" prints them.  The
+ * connection's TCP addresses, an MR's type and rights (not its STag), a
+ * CQ's depth and whether it is a ring.  "rdma -d resource show qp" prints them.  The
  * core calls these from its netlink dump with the object referenced, and
  * they may sleep.  A cm_id gets nothing more than the core shows: its QP
  * is not held by the dump, so it could go while being read.
@@ -134,8 +134,11 @@ int siw2_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 
 	if (!table)
 		return -EMSGSIZE;
-	rv = rdma_nl_put_driver_u32_hex(msg, "stag", READ_ONCE(mr->stag)) ||
-	     rdma_nl_put_driver_string(msg, "type", siw2_mr_type_name(mr->type)) ||
+	/*
+	 * No STag: the core shows an MR's keys to CAP_NET_ADMIN alone, and
+	 * the driver table goes to every user who may dump the MR.
+	 */
+	rv = rdma_nl_put_driver_string(msg, "type", siw2_mr_type_name(mr->type)) ||
 	     rdma_nl_put_driver_u32_hex(msg, "access", READ_ONCE(mr->access)) ||
 	     rdma_nl_put_driver_u32(msg, "valid", READ_ONCE(mr->valid)) ||
 	     rdma_nl_put_driver_u32(msg, "windows_bound",
