@@ -47,7 +47,11 @@ finish() {
 	[[ $src -eq 0 ]] || { cat "$OUT/$name.c" "$OUT/$name.s"; fail "$name server failed ($src)"; }
 }
 
-log "loading siw2 ($SIW2_KO), default parameters"
+if [[ ${SIW2_FROM_PACKAGES:-0} == 1 ]]; then
+	log "loading siw2 ($(modinfo -n siw2)), default parameters"
+else
+	log "loading siw2 ($SIW2_KO), default parameters"
+fi
 siw2_load
 log "namespaces siwa <-> siwb over veth siwa-v/siwb-v (198.18.0.1 <-> 198.18.0.2)"
 ns_pair siwa siwb 0

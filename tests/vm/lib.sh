@@ -131,7 +131,8 @@ siw2_load() {
 	for m in ib_core ib_uverbs iw_cm rdma_cm rdma_ucm; do
 		modprobe "$m" || fail "modprobe $m"
 	done
-	siw2_install_only
+	# SIW2_FROM_PACKAGES=1: the module installed (case 79: the packages').
+	[[ ${SIW2_FROM_PACKAGES:-0} == 1 ]] || siw2_install_only
 	modprobe siw2 "$@" || fail "modprobe siw2 $*"
 }
 
