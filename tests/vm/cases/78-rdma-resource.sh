@@ -63,9 +63,13 @@ run() {
 		rdma -dd resource show "$t" >"$R/$name.$t.raw"
 		records <"$R/$name.$t.raw" >"$R/$name.$t"
 	done
-	wait "$cp" || { cat "$R/$name.cli"; fail "$name: client failed"; }
-	wait "$sp" || { cat "$R/$name.srv"; fail "$name: server failed"; }
+	# The traffic is only the objects' occasion: perftest failing its clock
+	# calibration at the end (the debug kernel's "Correlation coefficient
+	# r^2 < 0.9") is no failure here.
+	wait "$cp" || calibration "$R/$name.cli" || { cat "$R/$name.cli"; fail "$name: client failed"; }
+	wait "$sp" || calibration "$R/$name.srv" || { cat "$R/$name.srv"; fail "$name: server failed"; }
 }
+calibration() { grep -q "Can't produce a report" "$1"; }
 
 # qp_line DEV: the RC QP line of DEV (perftest's one connection).
 qp_line() { grep -E "^link $1/1 .*type RC" "$R/$2.qp" | head -n1; }
