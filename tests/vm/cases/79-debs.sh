@@ -34,7 +34,7 @@ done
 t0=$(cut -d' ' -f1 /proc/uptime)
 log "apt-get install ${dkms_deb[0]##*/} ${lib_deb[0]##*/} (DKMS builds for $kver)"
 env DEBIAN_FRONTEND=noninteractive timeout $((600 * ${SIW2_TIMEOUT_SCALE:-1})) \
-	apt-get install -y -q --no-download --no-install-recommends \
+	apt-get install -y -q --no-install-recommends \
 	"${dkms_deb[0]}" "${lib_deb[0]}" >"$SIW2_RESULTS/apt.log" 2>&1 ||
 	{ tail -n 40 "$SIW2_RESULTS/apt.log"; fail "apt-get install of the packages failed"; }
 log "installed in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }') s"
