@@ -168,7 +168,25 @@ local function stream_state(pinfo)
 	return streams[key]
 end
 
--- Optional RDMAP header after the DDP header, by opcode: (name, length).
+-- The fixed RDMAP headers after the untagged DDP header, by opcode: each
+-- field in order with its length (RFC 5040 5.2.1, RFC 7306 5.2, 6.2;
+-- RDMAP v2's Read V2 Request; the Commit Request's region, before its tail).
+local read_v2 = { { f.read_size, 4 }, { f.src_stag, 4 }, { f.src_to, 8 } }
+local imm = { { f.imm, 8 } }
+local fixed_hdrs = {
+	[0x1] = { { f.sink_stag, 4 }, { f.sink_to, 8 }, read_v2[1], read_v2[2], read_v2[3] },
+	[0x11] = read_v2,
+	[0xa] = { { f.aop, 4 }, { f.req_id, 4 }, { f.stag, 4 }, { f.to, 8 },
+		  { f.add_swap, 8 }, { f.add_swap_mask, 8 }, { f.cmp, 8 }, { f.cmp_mask, 8 } },
+	[0xb] = { { f.orig_req_id, 4 }, { f.orig_value, 8 } },
+	[0x8] = imm,
+	[0x9] = imm,
+	[0xc] = { { f.req_id, 4 }, { f.stag, 4 }, { f.sink_len, 4 }, { f.to, 8 } },
+	[0xd] = { { f.orig_req_id, 4 }, { f.status, 4 } },
+}
+
+-- The RDMAP header of @op at @o, @avail octets left in the ULPDU; returns
+-- the octets it took.
 local function rdmap_header(op, tree, tvb, o, avail)
 	local function need(n)
 		if avail < n then
@@ -177,46 +195,21 @@ local function rdmap_header(op, tree, tvb, o, avail)
 		end
 		return true
 	end
-	if op == 0x1 then
-		if not need(28) then return avail end
-		tree:add(f.sink_stag, tvb(o, 4))
-		tree:add(f.sink_to, tvb(o + 4, 8))
-		tree:add(f.read_size, tvb(o + 12, 4))
-		tree:add(f.src_stag, tvb(o + 16, 4))
-		tree:add(f.src_to, tvb(o + 20, 8))
-		return 28
-	elseif op == 0x11 then
-		if not need(16) then return avail end
-		tree:add(f.read_size, tvb(o, 4))
-		tree:add(f.src_stag, tvb(o + 4, 4))
-		tree:add(f.src_to, tvb(o + 8, 8))
-		return 16
-	elseif op == 0xa then
-		if not need(52) then return avail end
-		tree:add(f.aop, tvb(o, 4))
-		tree:add(f.req_id, tvb(o + 4, 4))
-		tree:add(f.stag, tvb(o + 8, 4))
-		tree:add(f.to, tvb(o + 12, 8))
-		tree:add(f.add_swap, tvb(o + 20, 8))
-		tree:add(f.add_swap_mask, tvb(o + 28, 8))
-		tree:add(f.cmp, tvb(o + 36, 8))
-		tree:add(f.cmp_mask, tvb(o + 44, 8))
-		return 52
-	elseif op == 0xb then
-		if not need(12) then return avail end
-		tree:add(f.orig_req_id, tvb(o, 4))
-		tree:add(f.orig_value, tvb(o + 4, 8))
-		return 12
-	elseif op == 0x8 or op == 0x9 then
-		if not need(8) then return avail end
-		tree:add(f.imm, tvb(o, 8))
-		return 8
-	elseif op == 0xc then
-		if not need(20) then return avail end
-		tree:add(f.req_id, tvb(o, 4))
-		tree:add(f.stag, tvb(o + 4, 4))
-		tree:add(f.sink_len, tvb(o + 8, 4))
-		tree:add(f.to, tvb(o + 12, 8))
+	local hdr = fixed_hdrs[op]
+	local n = 0
+	if hdr then
+		for _, fl in ipairs(hdr) do
+			n = n + fl[2]
+		end
+		if not need(n) then return avail end
+		local at = o
+		for _, fl in ipairs(hdr) do
+			tree:add(fl[1], tvb(at, fl[2]))
+			at = at + fl[2]
+		end
+	end
+	if op == 0xc then
+		-- siw2's log update, or octets no header siw2 knows.
 		local rest = avail - 20
 		if rest >= 24 and tvb(o + 20, 2):uint() == 0x8001 then
 			local lt = tree:add(siw2, tvb(o + 20, 24), "siw2 log update")
@@ -231,11 +224,6 @@ local function rdmap_header(op, tree, tvb, o, avail)
 			tree:add(f.ext, tvb(o + 20, rest))
 		end
 		return avail
-	elseif op == 0xd then
-		if not need(8) then return avail end
-		tree:add(f.orig_req_id, tvb(o, 4))
-		tree:add(f.status, tvb(o + 4, 4))
-		return 8
 	elseif op == 0x7 then
 		if not need(4) then return avail end
 		local t = tvb(o, 4):uint()
@@ -256,7 +244,7 @@ local function rdmap_header(op, tree, tvb, o, avail)
 		end
 		return avail
 	end
-	return 0
+	return n
 end
 
 -- One FPDU at @o of @tvb, @len octets in all (ULPDU_Length + ULPDU + PAD +
