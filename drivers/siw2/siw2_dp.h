@@ -355,6 +355,7 @@ void siw2_tx_linger_msg(struct siw2_qp *qp);
 void siw2_tx_direct(struct siw2_qp *qp);
 void siw2_tx_doorbell(struct siw2_qp *qp);
 void siw2_tx_kick(struct siw2_qp *qp);
+void siw2_tx_kick_waiting(struct siw2_qp *qp);
 void siw2_tx_init(struct siw2_qp *qp);
 void siw2_tx_release(struct siw2_qp *qp);
 void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,

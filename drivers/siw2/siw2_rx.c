@@ -912,8 +912,8 @@ static void siw2_rx_orq_done(struct siw2_qp *qp, u32 slot, u32 inv_stag,
 	if (inv_stag && siw2_mr_invalidate(qp->sdev, qp->base.pd, inv_stag))
 		st = IB_WC_LOC_PROT_ERR;
 	siw2_dp_sqe_done(qp, slot, st, vendor_err);
-	/* An ORD slot is free, and a fence may have lifted. */
-	siw2_tx_kick(qp);
+	/* An ORD and a window slot are free, and a fence may have lifted. */
+	siw2_tx_kick_waiting(qp);
 }
 
 /*

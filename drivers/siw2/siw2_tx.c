@@ -70,6 +70,22 @@ void siw2_tx_kick(struct siw2_qp *qp)
 }
 
 /**
+ * siw2_tx_kick_waiting - make the TX engine run if send work waits for it
+ * @qp: QP; any context
+ *
+ * For an event that can only unblock work already queued (an ORD slot
+ * freed, a fence lifted, a send window slot retired): an engine with
+ * nothing queued is not woken, since such a wake-up could only take the
+ * TX lock from the process's next doorbell.
+ */
+void siw2_tx_kick_waiting(struct siw2_qp *qp)
+{
+	if (READ_ONCE(qp->sq_txpos) != READ_ONCE(qp->sq.count) ||
+	    siw2_wq_ring_waiting(&qp->sq))
+		siw2_tx_kick(qp);
+}
+
+/**
  * siw2_tx_init - prepare the TX engine for a connection in RDMA mode
  * @qp: QP, its socket and negotiated values set, engines stopped
  */
