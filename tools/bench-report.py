@@ -11,6 +11,7 @@
 import csv
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -322,9 +323,16 @@ def main():
     def cell(drv, test, size):
         return cells.get((drv, test, str(size)), Cell())
 
-    sizes = sorted({int(r["size"]) for r in rows if r["test"] in BW_TESTS})
-    lat_sizes = sorted({int(r["size"]) for r in rows if r["test"] in LAT_TESTS})
-    lat_size = lat_sizes[0] if lat_sizes else 64
+    # The configured sizes: the atomic rows' 8-octet Reads use the same
+    # tools and must not add a column to the main tables.
+    m = re.search(r"sizes=([0-9 ]*?) lat_size=(\d+)", info)
+    if m:
+        sizes = sorted({int(s) for s in m.group(1).split()})
+        lat_size = int(m.group(2))
+    else:
+        sizes = sorted({int(r["size"]) for r in rows if r["test"] in BW_TESTS})
+        lat_sizes = sorted({int(r["size"]) for r in rows if r["test"] in LAT_TESTS})
+        lat_size = lat_sizes[0] if lat_sizes else 64
     tcp_bw = cell("tcp", "iperf3", "stream")
     tcp_lat = cell("tcp", "sockperf", lat_size)
     paths = {}
