@@ -333,6 +333,11 @@ def main():
         sizes = sorted({int(r["size"]) for r in rows if r["test"] in BW_TESTS})
         lat_sizes = sorted({int(r["size"]) for r in rows if r["test"] in LAT_TESTS})
         lat_size = lat_sizes[0] if lat_sizes else 64
+    # Only the tools the run was given (BENCH_TESTS): no rows of "-".
+    m = re.search(r"^config: .*\btests=(.*)$", info, re.M)
+    run = set(m.group(1).split()) if m else set(BW_TESTS) | set(LAT_TESTS)
+    bw_tests = [t for t in BW_TESTS if t in run]
+    lat_tests = [t for t in LAT_TESTS if t in run]
     tcp_bw = cell("tcp", "iperf3", "stream")
     tcp_lat = cell("tcp", "sockperf", lat_size)
     paths = {}
@@ -361,7 +366,7 @@ def main():
     L.append("")
     L.append("| Test | Size | siw2 | siw | rxe | TCP | siw2/siw | siw2/rxe | siw2/TCP |")
     L.append("|---|---:|---|---|---|---|---:|---:|---:|")
-    for test in BW_TESTS:
+    for test in bw_tests:
         for s in sizes:
             c = {d: cell(d, test, s) for d in DRIVERS}
             m2 = c["siw2"].median
@@ -379,7 +384,7 @@ def main():
     L.append("")
     L.append("| Test | siw2 | siw | rxe | TCP | siw2/siw | siw2/rxe | siw2/TCP |")
     L.append("|---|---|---|---|---|---:|---:|---:|")
-    for test in LAT_TESTS:
+    for test in lat_tests:
         c = {d: cell(d, test, lat_size) for d in DRIVERS}
         m2 = c["siw2"].median
         tcp = tcp_lat
@@ -400,7 +405,7 @@ def main():
         L.append("")
         L.append("| Test | Size | siw2 | siw2-syscalls | siw | siw2/siw2-syscalls | siw2/siw |")
         L.append("|---|---:|---|---|---|---:|---:|")
-        for test in BW_TESTS + LAT_TESTS:
+        for test in bw_tests + lat_tests:
             for s in (sizes if test in BW_TESTS else [lat_size]):
                 c = {d: cell(d, test, s) for d in ("siw2", "siw2-syscalls", "siw")}
                 m2 = c["siw2"].median

@@ -93,7 +93,9 @@ perftest_run() {
 	ip netns exec pa timeout 120 "$1" -R -s "$SIZE" -n "$N" -d s2a \
 		>"$2.s" 2>&1 &
 	local spid=$! crc
-	sleep 2
+	# The siw2 listener's TCP socket, not a fixed pause: a client that came
+	# first was refused (REJECTED -111).
+	wait_tcp_listen "$spid" 18515 20 || log "  $1 server not listening"
 	ip netns exec pb timeout 120 "$1" -R -s "$SIZE" -n "$N" -d s2b "$SRV" \
 		>"$2" 2>&1
 	crc=$?
