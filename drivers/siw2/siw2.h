@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -27,6 +28,7 @@
 #include "siw2_limits.h"
 #include "siw2_mpa.h"
 #include "siw2_params.h"
+#include "siw2_wire.h"
 
 struct siw2_cep;
 
@@ -42,6 +44,32 @@ enum siw2_obj {
 	SIW2_OBJ_QP,
 	SIW2_OBJ_CEP,
 	SIW2_OBJ_NUM
+};
+
+/*
+ * Device counters, shown by "rdma statistic" and in the port's
+ * hw_counters (siw2_stats.c names them, in this order).
+ */
+enum siw2_stat {
+	SIW2_STAT_TX_FPDUS,
+	SIW2_STAT_TX_BYTES,
+	SIW2_STAT_RX_FPDUS,
+	SIW2_STAT_RX_BYTES,
+	SIW2_STAT_CRC_ERRORS,
+	SIW2_STAT_TERM_TX_RDMAP,	/* by Layer, SIW2_TERM_LAYER_* apart */
+	SIW2_STAT_TERM_TX_DDP,
+	SIW2_STAT_TERM_TX_LLP,
+	SIW2_STAT_TERM_RX_RDMAP,
+	SIW2_STAT_TERM_RX_DDP,
+	SIW2_STAT_TERM_RX_LLP,
+	SIW2_STAT_RQ_EMPTY,
+	SIW2_STAT_SQ_DOORBELLS,
+	SIW2_STAT_SQ_RING_POSTS,
+	SIW2_STAT_NUM
+};
+
+struct siw2_stats {
+	u64 v[SIW2_STAT_NUM];
 };
 
 /**
@@ -66,6 +94,7 @@ enum siw2_obj {
  * @cep_lock: protects @cep_list
  * @cep_list: every connection endpoint of the device (siw2_cm.c)
  * @cep_wait: woken when an endpoint is freed
+ * @stats: per-CPU device counters (siw2_stats.c)
  */
 struct siw2_device {
 	struct ib_device ibdev;
@@ -88,6 +117,7 @@ struct siw2_device {
 	spinlock_t cep_lock; /* cep_list */
 	struct list_head cep_list;
 	wait_queue_head_t cep_wait;
+	struct siw2_stats __percpu *stats;
 };
 
 struct siw2_ucontext {
@@ -472,6 +502,21 @@ static inline struct siw2_device *to_siw2_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct siw2_device, ibdev);
 }
 
+/* Count @n for @stat on this CPU; any context. */
+static inline void siw2_stat_add(struct siw2_device *sdev, enum siw2_stat stat,
+				 u64 n)
+{
+	this_cpu_add(sdev->stats->v[stat], n);
+}
+
+/* A Terminate sent (@base SIW2_STAT_TERM_TX_RDMAP) or received, by Layer. */
+static inline void siw2_stat_term(struct siw2_device *sdev, enum siw2_stat base,
+				  u8 layer)
+{
+	if (layer <= SIW2_TERM_LAYER_LLP)
+		siw2_stat_add(sdev, base + layer, 1);
+}
+
 static inline struct siw2_ucontext *to_siw2_uctx(struct ib_ucontext *uctx)
 {
 	return container_of(uctx, struct siw2_ucontext, base);
@@ -565,6 +610,12 @@ int siw2_srq_ring_create(struct siw2_srq *srq, struct siw2_ucontext *uctx,
 			 struct siw2_uresp_create_srq *resp);
 void siw2_qp_rings_state(struct siw2_qp *qp, enum ib_qp_state state);
 void siw2_sq_ring_busy(struct siw2_qp *qp, bool busy);
+
+/* siw2_stats.c */
+struct rdma_hw_stats *siw2_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port);
+int siw2_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index);
 
 /* siw2_res.c */
 int siw2_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

@@ -43,6 +43,7 @@ static const struct ib_device_ops siw2_device_ops = {
 	.uverbs_abi_ver = SIW2_ABI_VERSION,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
+	.alloc_hw_port_stats = siw2_alloc_hw_port_stats,
 	.alloc_mr = siw2_alloc_mr,
 	.alloc_mw = siw2_alloc_mw,
 	.iw_accept = siw2_iw_accept,
@@ -72,6 +73,7 @@ static const struct ib_device_ops siw2_device_ops = {
 	.fill_res_qp_entry = siw2_fill_res_qp_entry,
 	.get_dev_fw_str = siw2_get_dev_fw_str,
 	.get_dma_mr = siw2_get_dma_mr,
+	.get_hw_stats = siw2_get_hw_stats,
 	.get_link_layer = siw2_get_link_layer,
 	.get_port_immutable = siw2_get_port_immutable,
 	.map_mr_sg = siw2_map_mr_sg,
@@ -143,6 +145,7 @@ static void siw2_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON_ONCE(!xa_empty(&sdev->mr_xa));
 	xa_destroy(&sdev->qp_xa);
 	xa_destroy(&sdev->mr_xa);
+	free_percpu(sdev->stats);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	ida_free(&siw2_dev_ida, sdev->dev_id);
 
@@ -200,6 +203,13 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 
 	sdev = ib_alloc_device(siw2_device, ibdev);
 	if (!sdev) {
+		ida_free(&siw2_dev_ida, id);
+		return ERR_PTR(-ENOMEM);
+	}
+	sdev->stats = alloc_percpu(struct siw2_stats);
+	if (!sdev->stats) {
+		/* No device ops yet: siw2_dealloc_driver() is not called. */
+		ib_dealloc_device(&sdev->ibdev);
 		ida_free(&siw2_dev_ida, id);
 		return ERR_PTR(-ENOMEM);
 	}

@@ -708,6 +708,7 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
  */
 static int siw2_sq_doorbell(struct siw2_qp *qp)
 {
+	siw2_stat_add(qp->sdev, SIW2_STAT_SQ_DOORBELLS, 1);
 	if (READ_ONCE(qp->state) == SIW2_QP_RTS) {
 		siw2_sq_ring_busy(qp, true);
 		siw2_tx_doorbell(qp);

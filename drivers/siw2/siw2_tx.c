@@ -201,6 +201,7 @@ void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
 		return;
 	trace_siw2_dp_term(qp->base.qp_num, "send", c->layer, c->etype,
 			   c->code);
+	siw2_stat_term(qp->sdev, SIW2_STAT_TERM_TX_RDMAP, c->layer);
 	/* Pairs with the acquire in siw2_tx_work(). */
 	smp_store_release(&tx->term_len, len);
 	siw2_tx_kick(qp);
@@ -654,6 +655,7 @@ static int siw2_tx_sq_pull(struct siw2_qp *qp)
 	n = siw2_wq_pull(&qp->sq);
 	qp->tx.sq_empty = !n;
 	if (n > 0) {
+		siw2_stat_add(qp->sdev, SIW2_STAT_SQ_RING_POSTS, n);
 		qp->tx.taken += n;
 		qp->tx.linger_left = SIW2_TX_LINGER_ROUNDS;
 		qp->tx.rx_took = READ_ONCE(qp->rx.msgs);
@@ -988,6 +990,8 @@ static void siw2_tx_build(struct siw2_qp *qp)
 			      tx->fpdu_left);
 	tx->off += seg;
 	tx->fpdus++;
+	siw2_stat_add(qp->sdev, SIW2_STAT_TX_FPDUS, 1);
+	siw2_stat_add(qp->sdev, SIW2_STAT_TX_BYTES, tx->fpdu_left);
 	trace_siw2_dp_tx_fpdu(qp->base.qp_num,
 			      get_unaligned_be16(tx->hdr + SIW2_MPA_HDR_LEN) &
 			      SIW2_RDMAP_OP_MASK, tx->fpdu_left);
@@ -1114,6 +1118,9 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 		/* Pairs with the release in siw2_tx_terminate(). */
 		if (smp_load_acquire(&tx->term_len) && !tx->term_sent) {
 			tx->term_sent = true;
+			siw2_stat_add(qp->sdev, SIW2_STAT_TX_FPDUS, 1);
+			siw2_stat_add(qp->sdev, SIW2_STAT_TX_BYTES,
+				      tx->term_len);
 			tx->zc_part = 0;
 			tx->iov[0].iov_base = tx->term;
 			tx->iov[0].iov_len = tx->term_len;
@@ -1175,8 +1182,10 @@ static bool siw2_tx_ring_idle(struct siw2_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	siw2_sq_ring_busy(qp, false);
 	n = READ_ONCE(qp->state) == SIW2_QP_RTS ? siw2_wq_pull(&qp->sq) : 0;
-	if (n > 0)
+	if (n > 0) {
+		siw2_stat_add(qp->sdev, SIW2_STAT_SQ_RING_POSTS, n);
 		siw2_sq_ring_busy(qp, true);
+	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (n < 0)	/* the process claimed more than its ring holds */
 		siw2_tx_local_error(qp, U32_MAX, IB_WC_LOC_QP_OP_ERR);

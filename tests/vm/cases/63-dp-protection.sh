@@ -97,6 +97,23 @@ PEER=(python3 -S "$SIW2_TOP/tests/progs/dp_peer.py")
 
 FAILED=()
 
+# suite_counters DEV OUT: DEV's counters (siw2_stats.c) against the suite's
+# results in OUT: a Terminate sent per scenario that saw one, by its Layer
+# (term=L/E/C), an empty receive queue per DDP "no buffer" (1/2/0x02), a
+# CRC error per MPA CRC Terminate (2/0/0x02).
+suite_counters() {
+	local dev=$1 out=$2 name want got
+	local -A term=([tx_terminate_rdmap]='0/' [tx_terminate_ddp]='1/' [tx_terminate_mpa]='2/'
+		       [rx_rq_empty]='1/2/0x02 ' [rx_crc_errors]='2/0/0x02 ')
+	for name in "${!term[@]}"; do
+		want=$(grep -c "^RESULT .* term=${term[$name]}" "$out")
+		got=$(cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$name") ||
+			{ FAILED+=("siw2: no counter $name"); continue; }
+		log "counter $name: $got, scenarios $want"
+		(( got == want )) || FAILED+=("siw2: counter $name is $got, the suite saw $want")
+	done
+}
+
 # suite DRIVER TNS PNS ADDR PORT_BASE: every scenario, target in TNS, peer
 # in PNS; the suite's output in $R/suite-DRIVER.out.
 suite() {
@@ -136,6 +153,7 @@ for p in $pairs; do
 		wait_port_active s2t || fail "s2t port not ACTIVE"
 		suite siw2 ea eb 198.18.12.1 7800
 		wait_until 10 no_target_left || fail "a siw2_prot_target is still running"
+		suite_counters s2t "$R/suite-siw2.out"
 		wait_until 20 cm_no_resources s2t ||
 			{ rdma resource show; fail "rdma resources left on s2t"; }
 		siw2_link_del s2t || fail "link delete s2t"
