@@ -1008,6 +1008,16 @@ static void siw2_tx_build(struct siw2_qp *qp)
 }
 
 /* The current message is all with TCP. */
+/*
+ * Has every FPDU of the current message been framed (and, once fpdu_left
+ * is 0, handed to TCP)?
+ */
+static bool siw2_tx_msg_sent(const struct siw2_tx *tx)
+{
+	return tx->kind != SIW2_TX_IDLE && tx->off >= tx->len && tx->fpdus &&
+	       !(siw2_tx_imm_tail(tx) && !tx->imm_sent);
+}
+
 static void siw2_tx_msg_done(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
@@ -1115,6 +1125,14 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 			}
 			continue;
 		}
+		/*
+		 * A message all handed to TCP completes before a Terminate
+		 * goes: TCP delivers it first, and the peer may act on it.
+		 */
+		if (siw2_tx_msg_sent(tx)) {
+			siw2_tx_msg_done(qp);
+			continue;
+		}
 		/* Pairs with the release in siw2_tx_terminate(). */
 		if (smp_load_acquire(&tx->term_len) && !tx->term_sent) {
 			tx->term_sent = true;
@@ -1134,11 +1152,7 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 		if (!budget)
 			return true;
 		if (tx->kind != SIW2_TX_IDLE) {
-			if (tx->off < tx->len || !tx->fpdus ||
-			    (siw2_tx_imm_tail(tx) && !tx->imm_sent))
-				siw2_tx_build(qp);
-			else
-				siw2_tx_msg_done(qp);
+			siw2_tx_build(qp);	/* not all sent: see above */
 			continue;
 		}
 		if (READ_ONCE(qp->fenced))
