@@ -69,6 +69,16 @@ void siw2_tx_kick(struct siw2_qp *qp)
 		queue_work(siw2_dp_wq, &qp->tx_work);
 }
 
+/*
+ * Send queue entries taken but not started, or published in the ring and
+ * not taken yet. A lockless hint.
+ */
+static bool siw2_tx_sq_waiting(struct siw2_qp *qp)
+{
+	return READ_ONCE(qp->sq_txpos) != READ_ONCE(qp->sq.count) ||
+	       siw2_wq_ring_waiting(&qp->sq);
+}
+
 /**
  * siw2_tx_kick_waiting - make the TX engine run if send work waits for it
  * @qp: QP; any context
@@ -80,8 +90,7 @@ void siw2_tx_kick(struct siw2_qp *qp)
  */
 void siw2_tx_kick_waiting(struct siw2_qp *qp)
 {
-	if (READ_ONCE(qp->sq_txpos) != READ_ONCE(qp->sq.count) ||
-	    siw2_wq_ring_waiting(&qp->sq))
+	if (siw2_tx_sq_waiting(qp))
 		siw2_tx_kick(qp);
 }
 
@@ -108,6 +117,13 @@ void siw2_tx_init(struct siw2_qp *qp)
 	tx->ulpdu_max = tx->big ? SIW2_FPDU_BIG_PAYLOAD + SIW2_TX_HDR_MAX :
 				  round_down(mss - SIW2_MPA_CRC_LEN, 4) -
 				  SIW2_MPA_HDR_LEN;
+}
+
+/* A message's FPDU or the Terminate, @len octets, is framed. */
+static void siw2_tx_count_fpdu(struct siw2_qp *qp, u32 len)
+{
+	siw2_stat_add(qp->sdev, SIW2_STAT_TX_FPDUS, 1);
+	siw2_stat_add(qp->sdev, SIW2_STAT_TX_BYTES, len);
 }
 
 static void siw2_tx_put_src(struct siw2_tx *tx)
@@ -990,8 +1006,7 @@ static void siw2_tx_build(struct siw2_qp *qp)
 			      tx->fpdu_left);
 	tx->off += seg;
 	tx->fpdus++;
-	siw2_stat_add(qp->sdev, SIW2_STAT_TX_FPDUS, 1);
-	siw2_stat_add(qp->sdev, SIW2_STAT_TX_BYTES, tx->fpdu_left);
+	siw2_tx_count_fpdu(qp, tx->fpdu_left);
 	trace_siw2_dp_tx_fpdu(qp->base.qp_num,
 			      get_unaligned_be16(tx->hdr + SIW2_MPA_HDR_LEN) &
 			      SIW2_RDMAP_OP_MASK, tx->fpdu_left);
@@ -1007,7 +1022,6 @@ static void siw2_tx_build(struct siw2_qp *qp)
 	}
 }
 
-/* The current message is all with TCP. */
 /*
  * Has every FPDU of the current message been framed (and, once fpdu_left
  * is 0, handed to TCP)?
@@ -1018,6 +1032,7 @@ static bool siw2_tx_msg_sent(const struct siw2_tx *tx)
 	       !(siw2_tx_imm_tail(tx) && !tx->imm_sent);
 }
 
+/* The current message is all with TCP. */
 static void siw2_tx_msg_done(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
@@ -1047,8 +1062,7 @@ static void siw2_tx_msg_done(struct siw2_qp *qp)
 static bool siw2_tx_more_queued(struct siw2_qp *qp)
 {
 	return qp->tx.imm_next || READ_ONCE(qp->irq_count) ||
-	       READ_ONCE(qp->sq_txpos) != READ_ONCE(qp->sq.count) ||
-	       siw2_wq_ring_waiting(&qp->sq);
+	       siw2_tx_sq_waiting(qp);
 }
 
 /*
@@ -1136,9 +1150,7 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 		/* Pairs with the release in siw2_tx_terminate(). */
 		if (smp_load_acquire(&tx->term_len) && !tx->term_sent) {
 			tx->term_sent = true;
-			siw2_stat_add(qp->sdev, SIW2_STAT_TX_FPDUS, 1);
-			siw2_stat_add(qp->sdev, SIW2_STAT_TX_BYTES,
-				      tx->term_len);
+			siw2_tx_count_fpdu(qp, tx->term_len);
 			tx->zc_part = 0;
 			tx->iov[0].iov_base = tx->term;
 			tx->iov[0].iov_len = tx->term_len;

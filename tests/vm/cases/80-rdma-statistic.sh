@@ -23,10 +23,7 @@ N=2000
 siw2_load
 ns_pair pa pb 80
 SRV=198.18.80.1
-siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
-siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
-wait_port_active s2a || fail "s2a port not ACTIVE"
-wait_port_active s2b || fail "s2b port not ACTIVE"
+dp_pair_devices siw2 siw2	# s2a on pa-v, s2b on pb-v, ports ACTIVE
 ip netns exec pb timeout 5 bash -c ": 2>/dev/null >/dev/tcp/$SRV/9" 2>/dev/null
 
 # snap DEV OUT: every counter of DEV, "name value" per line.
@@ -72,7 +69,8 @@ for c in tx_fpdus tx_bytes rx_fpdus rx_bytes rx_crc_errors rx_rq_empty \
 	 rx_terminate_rdmap rx_terminate_ddp rx_terminate_mpa sq_doorbells sq_ring_posts; do
 	printf -v "a_$c" %s "$(delta s2a "$c")"
 	printf -v "b_$c" %s "$(delta s2b "$c")"
-	log "$(printf '%-20s s2a %10s  s2b %10s' "$c" "$(delta s2a "$c")" "$(delta s2b "$c")")"
+	v_a=a_$c v_b=b_$c
+	log "$(printf '%-20s s2a %10s  s2b %10s' "$c" "${!v_a}" "${!v_b}")"
 done
 expect "s2b framed what s2a received" "b_tx_fpdus == a_rx_fpdus && b_tx_bytes == a_rx_bytes"
 expect "s2a framed what s2b received" "a_tx_fpdus == b_rx_fpdus && a_tx_bytes == b_rx_bytes"
