@@ -236,32 +236,44 @@ pt_calibration_only() {
 		grep -q .
 }
 
+# pt_again PAIR OUT: after a failed pt_try, echo why it may be repeated
+# once (one of the faults outside siw2 listed above); nothing otherwise.
+pt_again() {
+	local pair=$1 o=$2
+	if [[ -n $STALL && ( $pair == siw:* || $pair == *:siw ) ]]; then
+		echo "hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled)"
+	elif grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$o.c" &&
+		! grep -Eiq "error|fail" "$o.s"; then
+		echo "perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails)"
+	elif pt_calibration_only "$o"; then
+		echo "perftest's clock calibration failed, the run's only fault besides the figures it spoiled"
+	fi
+}
+
+# pt_try_again PAIR TOOL SIZE ITERS OUT: pt_try, repeated once (logged,
+# the first attempt kept as OUT.c.try1 and OUT.s.try1) when pt_again
+# names a reason.
+pt_try_again() {
+	local o=$5 again f
+	pt_try "$@" && return 0
+	again=$(pt_again "$1" "$o")
+	[[ -n $again ]] || return 1
+	log "$1/$2-$3: $again; once more"
+	for f in "$o.c" "$o.s"; do
+		mv "$f" "$f.try1"
+	done
+	pt_try "$@"
+}
+
 pt_run() {
-	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m f again
+	local pair=$1 tool=$2 size=$3 iters=${4:-20} name o t0 m
 	[[ -z ${4:-} ]] && (( size >= 1048576 )) && iters=5
 	name=$pair/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
 	o=$R/${pair//:/-}/$tool-$size${4:+-$4}${PT_TAG:+-$PT_TAG}
 	mkdir -p "${o%/*}"
 	runs=$((runs + 1))
 	t0=${EPOCHREALTIME/./}
-	if ! pt_try "$pair" "$tool" "$size" "$iters" "$o"; then
-		again=''
-		if [[ -n $STALL && ( $pair == siw:* || $pair == *:siw ) ]]; then
-			again="hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled)"
-		elif grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$o.c" &&
-			! grep -Eiq "error|fail" "$o.s"; then
-			again="perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails)"
-		elif pt_calibration_only "$o"; then
-			again="perftest's clock calibration failed, the run's only fault besides the figures it spoiled"
-		fi
-		if [[ -n $again ]]; then
-			log "$name: $again; once more"
-			for f in "$o.c" "$o.s"; do
-				mv "$f" "$f.try1"
-			done
-			pt_try "$pair" "$tool" "$size" "$iters" "$o"
-		fi
-	fi
+	pt_try_again "$pair" "$tool" "$size" "$iters" "$o"
 	t0=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
 	printf '%-18s %-13s %8s %5s  %-34s %-34s %s\n' "$pair" "$tool" "$size" "$iters" \
 		"${CRES//$'\n'/ }" "${SRES//$'\n'/ }" "$t0" >>"$R/summary.txt"

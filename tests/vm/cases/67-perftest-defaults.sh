@@ -19,7 +19,11 @@
 #     the server's first Write held back (the client is killed after 20 s;
 #     the Write, never sent, then completes flushed) and that the next run
 #     on the same devices works (admin-guide.md, "Applications whose
-#     server sends first").
+#     server sends first").  That run is repeated once, as every run is,
+#     when perftest's own connection race spoils it (lib-perftest.sh
+#     pt_again: its data connection came before the server listened
+#     again, and perftest 4.5-0.17 then crashed in librdmacm; seen once
+#     in CI, 2026-11-27).
 # Sizes are perftest's defaults (64 KiB for bw, 2 B for lat, 8 B for
 # atomics), 200 iterations (knob SIW2_PT_ITERS: the debug kernel's lane runs
 # fewer, tools/check-debug.sh).  Each run is checked as in 62-dp-perftest.sh
@@ -91,7 +95,7 @@ run_pair siw2:siw "${TOOLS6/ ib_write_lat/}" 1
 : >"$T/trace"
 PT_TMO=20
 o=$R/siw2-siw/ib_write_lat-fenced
-if pt_try siw2:siw ib_write_lat 2 "$ITERS" "$o"; then
+if pt_try_again siw2:siw ib_write_lat 2 "$ITERS" "$o"; then
 	FAILED+=("siw2:siw/ib_write_lat: completed, but the siw2 Responder should have held its first Write")
 else
 	grep -o '\(active\|passive\) rdma mode: .*' "$T/trace" >"$R/trace.last"
@@ -100,7 +104,8 @@ else
 	fence_seen passive 1 ||
 		FAILED+=("siw2:siw/ib_write_lat: no 'passive ... fence 1' trace line")
 	[[ " ${WHY[*]} " == *"client still running after 20 s"* ]] ||
-		FAILED+=("siw2:siw/ib_write_lat: failed otherwise than by waiting (${why%; })")
+		{ FAILED+=("siw2:siw/ib_write_lat: failed otherwise than by waiting (${why%; })")
+		  show "$o.c" "$o.s"; }
 	grep -Eiq "error|fail|unable|couldn'?t|can'?t|invalid|not supported" "$o.c" &&
 		FAILED+=("siw2:siw/ib_write_lat: the client printed an error (see $o.c)")
 	# iWARP completes a Write once it is sent: the server's first one was
