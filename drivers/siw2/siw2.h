@@ -47,8 +47,9 @@ enum siw2_obj {
 };
 
 /*
- * Device counters, shown by "rdma statistic" and in the port's
- * hw_counters (siw2_stats.c names them, in this order).
+ * Counters, shown by "rdma statistic" and in the port's hw_counters
+ * (siw2_stats.c names them, in this order): a QP counts into its
+ * device's set, or into an rdma_counter's while bound to one.
  */
 enum siw2_stat {
 	SIW2_STAT_TX_FPDUS,
@@ -95,6 +96,7 @@ struct siw2_stats {
  * @cep_list: every connection endpoint of the device (siw2_cm.c)
  * @cep_wait: woken when an endpoint is freed
  * @stats: per-CPU device counters (siw2_stats.c)
+ * @counter_xa: rdma_counter id -> that counter's siw2_counter
  */
 struct siw2_device {
 	struct ib_device ibdev;
@@ -118,6 +120,7 @@ struct siw2_device {
 	struct list_head cep_list;
 	wait_queue_head_t cep_wait;
 	struct siw2_stats __percpu *stats;
+	struct xarray counter_xa;
 };
 
 struct siw2_ucontext {
@@ -428,6 +431,8 @@ enum siw2_qp_state {
  * @err_status: that status
  * @fail_event: async event for @fail_work to raise
  * @fail_abort: @fail_work closes the connection abortively
+ * @stats: where the QP counts: its device's counters, or while it is
+ *	bound to an rdma_counter that counter's (RCU, siw2_stats.c)
  * @tx: TX engine state, @rx: RX engine state
  */
 struct siw2_qp {
@@ -474,6 +479,7 @@ struct siw2_qp {
 	enum ib_wc_status err_status;
 	enum ib_event_type fail_event;
 	bool fail_abort;
+	struct siw2_stats __percpu __rcu *stats;
 	struct siw2_tx tx;
 	struct siw2_rx rx;
 };
@@ -502,19 +508,25 @@ static inline struct siw2_device *to_siw2_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct siw2_device, ibdev);
 }
 
-/* Count @n for @stat on this CPU; any context. */
-static inline void siw2_stat_add(struct siw2_device *sdev, enum siw2_stat stat,
+/* Count @n for @stat of @qp on this CPU; any context. */
+static inline void siw2_stat_add(struct siw2_qp *qp, enum siw2_stat stat,
 				 u64 n)
 {
-	this_cpu_add(sdev->stats->v[stat], n);
+	struct siw2_stats __percpu *s;
+
+	/* A counter unbound meanwhile is freed after a grace period. */
+	rcu_read_lock();
+	s = rcu_dereference(qp->stats);
+	this_cpu_add(s->v[stat], n);
+	rcu_read_unlock();
 }
 
 /* A Terminate sent (@base SIW2_STAT_TERM_TX_RDMAP) or received, by Layer. */
-static inline void siw2_stat_term(struct siw2_device *sdev, enum siw2_stat base,
+static inline void siw2_stat_term(struct siw2_qp *qp, enum siw2_stat base,
 				  u8 layer)
 {
 	if (layer <= SIW2_TERM_LAYER_LLP)
-		siw2_stat_add(sdev, base + layer, 1);
+		siw2_stat_add(qp, base + layer, 1);
 }
 
 static inline struct siw2_ucontext *to_siw2_uctx(struct ib_ucontext *uctx)
@@ -616,6 +628,11 @@ struct rdma_hw_stats *siw2_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port);
 int siw2_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port, int index);
+struct rdma_hw_stats *siw2_counter_alloc_stats(struct rdma_counter *counter);
+int siw2_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int siw2_counter_unbind_qp(struct ib_qp *ibqp);
+int siw2_counter_update_stats(struct rdma_counter *counter);
+int siw2_counter_dealloc(struct rdma_counter *counter);
 
 /* siw2_res.c */
 int siw2_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

@@ -58,6 +58,11 @@ static const struct ib_device_ops siw2_device_ops = {
 	.alloc_ucontext = siw2_alloc_ucontext,
 	.create_cq = siw2_create_cq,
 	.create_qp = siw2_create_qp,
+	.counter_alloc_stats = siw2_counter_alloc_stats,
+	.counter_bind_qp = siw2_counter_bind_qp,
+	.counter_dealloc = siw2_counter_dealloc,
+	.counter_unbind_qp = siw2_counter_unbind_qp,
+	.counter_update_stats = siw2_counter_update_stats,
 	.create_srq = siw2_create_srq,
 	.dealloc_driver = siw2_dealloc_driver,
 	.dealloc_mw = siw2_dealloc_mw,
@@ -143,8 +148,10 @@ static void siw2_dealloc_driver(struct ib_device *ibdev)
 		WARN_ON_ONCE(atomic_read(&sdev->count[i]));
 	WARN_ON_ONCE(!xa_empty(&sdev->qp_xa));
 	WARN_ON_ONCE(!xa_empty(&sdev->mr_xa));
+	WARN_ON_ONCE(!xa_empty(&sdev->counter_xa));
 	xa_destroy(&sdev->qp_xa);
 	xa_destroy(&sdev->mr_xa);
+	xa_destroy(&sdev->counter_xa);
 	free_percpu(sdev->stats);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	ida_free(&siw2_dev_ida, sdev->dev_id);
@@ -221,6 +228,7 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 	INIT_WORK(&sdev->unreg_work, siw2_unreg_work);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->counter_xa, XA_FLAGS_ALLOC1);
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		sdev->limit[kinds[i]] = limits[i];
 	sdev->limit[SIW2_OBJ_UCTX] = U32_MAX;

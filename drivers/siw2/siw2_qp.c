@@ -383,6 +383,7 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->err_slot = U32_MAX;
 
 	qp->sdev = sdev;
+	RCU_INIT_POINTER(qp->stats, sdev->stats);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	mutex_init(&qp->state_lock);
@@ -708,7 +709,7 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
  */
 static int siw2_sq_doorbell(struct siw2_qp *qp)
 {
-	siw2_stat_add(qp->sdev, SIW2_STAT_SQ_DOORBELLS, 1);
+	siw2_stat_add(qp, SIW2_STAT_SQ_DOORBELLS, 1);
 	if (READ_ONCE(qp->state) == SIW2_QP_RTS) {
 		siw2_sq_ring_busy(qp, true);
 		siw2_tx_doorbell(qp);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * siw2: driver details for "rdma resource show" (the RDMA core's netlink
- * resource tracking): a QP's state, what its MPA exchange settled and the
- * connection's TCP addresses, an MR's type and rights (not its STag), a
- * CQ's depth and whether it is a ring.  "rdma -d resource show qp" prints them.  The
+ * resource tracking): a QP's state, what its MPA exchange settled, the
+ * connection's TCP addresses and TCP's retransmits and round trip, an
+ * MR's type and rights (not its STag), a CQ's depth and whether it is a
+ * ring.  "rdma -d resource show qp" prints them.  The
  * core calls these from its netlink dump with the object referenced, and
  * they may sleep.  A cm_id gets nothing more than the core shows: its QP
  * is not held by the dump, so it could go while being read.
  */
 
+#include <linux/tcp.h>
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -48,6 +50,27 @@ static const char *siw2_rtr_name(u8 rtr)
 	}
 }
 
+/*
+ * What TCP below says of the connection: segments retransmitted and the
+ * smoothed round trip. The socket stays while @qp->sock is set, which
+ * only changes under @qp->state_lock; the fields are read unlocked, a
+ * snapshot as ss(8) gives.
+ */
+static int siw2_res_put_tcp(struct sk_buff *msg, struct siw2_qp *qp)
+{
+	const struct tcp_sock *tp;
+
+	lockdep_assert_held(&qp->state_lock);
+	if (!qp->sock)
+		return 0;
+	tp = tcp_sk(qp->sock->sk);
+	if (rdma_nl_put_driver_u32(msg, "tcp_retrans",
+				   READ_ONCE(tp->total_retrans)) ||
+	    rdma_nl_put_driver_u32(msg, "tcp_rtt_us", READ_ONCE(tp->srtt_us) >> 3))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* What the connection settled, and its addresses, under @qp->state_lock. */
 static int siw2_res_put_conn(struct sk_buff *msg, struct siw2_qp *qp)
 {
@@ -78,7 +101,7 @@ static int siw2_res_put_conn(struct sk_buff *msg, struct siw2_qp *qp)
 	snprintf(addr, sizeof(addr), "%pISpc", &qp->cep->raddr);
 	if (rdma_nl_put_driver_string(msg, "raddr", addr))
 		return -EMSGSIZE;
-	return 0;
+	return siw2_res_put_tcp(msg, qp);
 }
 
 /**

@@ -349,7 +349,7 @@ static void siw2_rx_begin_send(struct siw2_qp *qp)
 			return;
 		}
 		if (!siw2_rx_take_rqe(qp)) {
-			siw2_stat_add(qp->sdev, SIW2_STAT_RQ_EMPTY, 1);
+			siw2_stat_add(qp, SIW2_STAT_RQ_EMPTY, 1);
 			siw2_rx_err(rx, SIW2_TERM_LAYER_DDP,
 				    SIW2_TERM_ETYPE_DDP_UNTAGGED,
 				    SIW2_TERM_DDP_U_NO_BUF);
@@ -1163,7 +1163,7 @@ static void siw2_rx_end_term(struct siw2_qp *qp)
 			    &swapped);
 	trace_siw2_dp_term(qp->base.qp_num, swapped ? "rcvd-swapped" : "rcvd",
 			   c.layer, c.etype, c.code);
-	siw2_stat_term(qp->sdev, SIW2_STAT_TERM_RX_RDMAP, c.layer);
+	siw2_stat_term(qp, SIW2_STAT_TERM_RX_RDMAP, c.layer);
 	rx->stage = SIW2_RX_DEAD;
 	if (test_and_set_bit(0, &qp->dp_failed))
 		return;
@@ -1273,12 +1273,12 @@ static int siw2_rx_stage_trailer(struct siw2_qp *qp, struct sk_buff *skb,
 	if (qp->conn.crc &&
 	    ~crc32c(rx->crc, rx->trailer, pad) !=
 	    get_unaligned_le32(rx->trailer + pad)) {
-		siw2_stat_add(qp->sdev, SIW2_STAT_CRC_ERRORS, 1);
+		siw2_stat_add(qp, SIW2_STAT_CRC_ERRORS, 1);
 		siw2_rx_fail(qp, &crc_err, false);
 		return n;
 	}
-	siw2_stat_add(qp->sdev, SIW2_STAT_RX_FPDUS, 1);
-	siw2_stat_add(qp->sdev, SIW2_STAT_RX_BYTES,
+	siw2_stat_add(qp, SIW2_STAT_RX_FPDUS, 1);
+	siw2_stat_add(qp, SIW2_STAT_RX_BYTES,
 		      SIW2_MPA_HDR_LEN + rx->ulpdu_len + rx->tr_want);
 	if (!rx->err_set)
 		siw2_rx_end(qp);	/* may find an error of its own */

@@ -122,8 +122,8 @@ void siw2_tx_init(struct siw2_qp *qp)
 /* A message's FPDU or the Terminate, @len octets, is framed. */
 static void siw2_tx_count_fpdu(struct siw2_qp *qp, u32 len)
 {
-	siw2_stat_add(qp->sdev, SIW2_STAT_TX_FPDUS, 1);
-	siw2_stat_add(qp->sdev, SIW2_STAT_TX_BYTES, len);
+	siw2_stat_add(qp, SIW2_STAT_TX_FPDUS, 1);
+	siw2_stat_add(qp, SIW2_STAT_TX_BYTES, len);
 }
 
 static void siw2_tx_put_src(struct siw2_tx *tx)
@@ -217,7 +217,7 @@ void siw2_tx_terminate(struct siw2_qp *qp, const struct siw2_term_code *c,
 		return;
 	trace_siw2_dp_term(qp->base.qp_num, "send", c->layer, c->etype,
 			   c->code);
-	siw2_stat_term(qp->sdev, SIW2_STAT_TERM_TX_RDMAP, c->layer);
+	siw2_stat_term(qp, SIW2_STAT_TERM_TX_RDMAP, c->layer);
 	/* Pairs with the acquire in siw2_tx_work(). */
 	smp_store_release(&tx->term_len, len);
 	siw2_tx_kick(qp);
@@ -671,7 +671,7 @@ static int siw2_tx_sq_pull(struct siw2_qp *qp)
 	n = siw2_wq_pull(&qp->sq);
 	qp->tx.sq_empty = !n;
 	if (n > 0) {
-		siw2_stat_add(qp->sdev, SIW2_STAT_SQ_RING_POSTS, n);
+		siw2_stat_add(qp, SIW2_STAT_SQ_RING_POSTS, n);
 		qp->tx.taken += n;
 		qp->tx.linger_left = SIW2_TX_LINGER_ROUNDS;
 		qp->tx.rx_took = READ_ONCE(qp->rx.msgs);
@@ -1209,7 +1209,7 @@ static bool siw2_tx_ring_idle(struct siw2_qp *qp)
 	siw2_sq_ring_busy(qp, false);
 	n = READ_ONCE(qp->state) == SIW2_QP_RTS ? siw2_wq_pull(&qp->sq) : 0;
 	if (n > 0) {
-		siw2_stat_add(qp->sdev, SIW2_STAT_SQ_RING_POSTS, n);
+		siw2_stat_add(qp, SIW2_STAT_SQ_RING_POSTS, n);
 		siw2_sq_ring_busy(qp, true);
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);

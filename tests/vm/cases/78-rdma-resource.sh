@@ -8,7 +8,10 @@
 #    default), rdmap_v2 1 and commit 1 (mpa_caps 0x6 on both sides, DEC-4),
 #    rings 1, and the TCP addresses of its own connection (laddr on its
 #    side, raddr the peer's, the ports agreeing across the two lines and
-#    with "rdma resource show cm_id"); its MR line a user MR, valid, with
+#    with "rdma resource show cm_id"), and TCP's retransmits and round
+#    trip (drv_tcp_retrans, drv_tcp_rtt_us: the client drops 1% of its
+#    segments (netem), so it has retransmits, no fewer than ss counts for
+#    the socket just after); its MR line a user MR, valid, with
 #    remote write in the server's access bits and no key of siw2's (the
 #    core shows keys to CAP_NET_ADMIN alone); its CQ a ring with its depth;
 #  - siw2 (client) <-> Linux siw (server on siw0 in pa): rdmap_v2 0 and
@@ -18,7 +21,7 @@
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 
-need rdma ip ib_write_bw timeout
+need rdma ip tc ss ib_write_bw timeout
 R=$SIW2_RESULTS
 siw2_load
 siw_peer_load
@@ -46,7 +49,8 @@ records() { awk '/^[^ \t]/ { if (r != "") print r; r = $0; next } { r = r " " $0
 
 # run NAME SRVDEV PORT: ib_write_bw -R on PORT for 20 s (stretched on a slow kernel)
 # with the server on SRVDEV in pa; the resource views are taken meanwhile
-# into $R/NAME.{qp,mr,cq,cm_id}, one line per object.
+# into $R/NAME.{qp,mr,cq,cm_id}, one line per object, and the client's
+# TCP sockets as ss sees them just after into $R/NAME.ss.
 run() {
 	local name=$1 sdev=$2 port=$3 secs=$((20 * ${SIW2_TIMEOUT_SCALE:-1})) sp cp
 	ip netns exec pa timeout $((secs + 60)) ib_write_bw -R -d "$sdev" -D "$secs" -s 4096 \
@@ -63,6 +67,7 @@ run() {
 		rdma -dd resource show "$t" >"$R/$name.$t.raw"
 		records <"$R/$name.$t.raw" >"$R/$name.$t"
 	done
+	ip netns exec pb ss -tinH state established "( dport = :$port )" >"$R/$name.ss"
 	# The traffic is only the objects' occasion: perftest failing its clock
 	# calibration at the end (the debug kernel's "Correlation coefficient
 	# r^2 < 0.9") is no failure here.
@@ -75,8 +80,14 @@ calibration() { grep -q "Can't produce a report" "$1"; }
 qp_line() { grep -E "^link $1/1 .*type RC" "$R/$2.qp" | head -n1; }
 port_of() { sed -n "s/.* drv_$1 [^ ]*:\([0-9]*\)\( .*\)*$/\1/p" <<<"$2"; }
 
-# --- siw2 <-> siw2
+# --- siw2 <-> siw2, with 1% of the client's segments dropped (netem) so
+# that TCP retransmits and the QP line's drv_tcp_retrans has some to show
+ip netns exec pb tc qdisc add dev pb-v root netem loss 1% || fail "tc netem on pb-v"
 run s2s s2a 18515
+# The socket's own count afterwards (ss: "retrans:CUR/TOTAL"): at least
+# what the QP line showed a moment before.
+ss_retrans=$(grep -o 'retrans:[0-9]*/[0-9]*' "$R/s2s.ss" | cut -d/ -f2 | sort -n | tail -n1)
+ip netns exec pb tc qdisc del dev pb-v root || fail "tc qdisc del on pb-v"
 a=$(qp_line s2a s2s) b=$(qp_line s2b s2s)
 log "s2a: $a"
 log "s2b: $b"
@@ -90,6 +101,15 @@ for side in a b; do
 	check "s2$side QP" 'drv_rings 1' "$l"
 	check "s2$side QP" 'drv_ird [0-9]+ drv_ord [0-9]+' "$l"
 done
+check "s2a TCP" 'drv_tcp_retrans [0-9]+ drv_tcp_rtt_us [1-9][0-9]*' "$a"
+check "s2b TCP" 'drv_tcp_retrans [0-9]+ drv_tcp_rtt_us [1-9][0-9]*' "$b"
+# perftest has two connections (its own exchange, then the data QP's):
+# the data QP's line has the retransmits, the most of both.
+b_retrans=$(grep -E "^link s2b/1 .*type RC" "$R/s2s.qp" |
+	sed -n 's/.* drv_tcp_retrans \([0-9]*\) .*/\1/p' | sort -n | tail -n1)
+log "s2b: TCP retransmitted ${b_retrans:-?} segments by the QP lines, ${ss_retrans:-none} by ss just after"
+[[ -n $b_retrans && -n $ss_retrans ]] && (( b_retrans > 0 && ss_retrans >= b_retrans )) ||
+	{ echo "FAILED: s2b's drv_tcp_retrans ${b_retrans:-?} is not in 1..ss's ${ss_retrans:-none}"; bad=$((bad + 1)); }
 check "s2a addresses" "drv_laddr $SRV:18515 drv_raddr $CLI:[0-9]+" "$a"
 check "s2b addresses" "drv_laddr $CLI:[0-9]+ drv_raddr $SRV:18515" "$b"
 pa_port=$(port_of raddr "$a") pb_port=$(port_of laddr "$b")

@@ -12,8 +12,17 @@
 #    from its ring (sq_ring_posts >= 2,000) and rang at least once;
 #  - no Terminate, CRC error or empty receive queue on either;
 #  - "rdma statistic show link" prints the sysfs values.
+# Then per QP (the core's counter objects, siw2_stats.c), 64-octet Sends
+# for 20 s (ib_send_bw -D 20):
+#  - s2a in auto mode ("rdma statistic qp set ... auto type on"): its QPs
+#    are bound to a counter as they reach INIT, which counts received FPDUs;
+#  - s2b's RC QPs bound by hand ("rdma statistic qp bind"), each to a new
+#    counter, whose tx_fpdus grows, then one unbound while Sends run;
+#  - the counters go with their QPs, and the ports, which show the device
+#    set plus every counter, still count each FPDU once: s2b's tx equals
+#    s2a's rx both ways.
 # Terminates and CRC errors counted by cause: case 63 (its siw2 suite).
-# timeout: 240
+# timeout: 300
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 
@@ -87,7 +96,85 @@ v=$(awk '$1 == "tx_fpdus" { print $2 }' "$R/s2b.after")
 grep -Eq "(^| )tx_fpdus $v( |$)" "$R/rdma-statistic" ||
 	{ cat "$R/rdma-statistic"; echo "FAILED: rdma statistic shows no tx_fpdus $v"; bad=$((bad + 1)); }
 
+(( bad == 0 )) || fail "$bad check(s) failed"
+log "counters match the traffic: s2b framed $b_tx_fpdus FPDUs ($b_tx_bytes octets), s2a received them"
+
+# --- Per QP: the core's counter objects ("rdma statistic qp").
+# qpstat DEV: "cntn name value" per counter value of DEV's counters, and
+# "cntn lqpn N" per bound QP, from rdma -j statistic qp show.
+qpstat() {
+	rdma -j statistic qp show link "$1/1" 2>&1 | tee -a "$R/qpstat.raw" | python3 -c '
+import json, sys
+d = sys.stdin.read().strip()
+for c in json.loads(d) if d else []:
+    n = c.get("cntn")
+    for k, v in c.items():
+        if k == "lqpn":
+            for q in v:
+                print(n, "lqpn", q)
+        elif isinstance(v, int) and k not in ("cntn", "ifindex", "port", "pid"):
+            print(n, k, v)
+'
+}
+# qpval FILE CNTN NAME: a value from qpstat's output.
+qpval() { awk -v c="$2" -v n="$3" '$1 == c && $2 == n { print $3 }' "$1"; }
+
+rdma statistic qp set link s2a/1 auto type on || fail "rdma statistic qp set auto type on"
+rdma statistic qp mode link s2a/1 | tee "$R/mode" | grep -q auto || { cat "$R/mode"; fail "s2a not in auto mode"; }
+snap s2a "$R/s2a.before"
+snap s2b "$R/s2b.before"
+ip netns exec pa timeout 60 ib_send_bw -R -d s2a -s 64 -D 20 >"$R/srv2" 2>&1 &
+sp=$!
+wait_tcp_listen "$sp" 18515 20 || { cat "$R/srv2"; fail "ib_send_bw -D server not listening"; }
+ip netns exec pb timeout 60 ib_send_bw -R -d s2b -s 64 -D 20 "$SRV" >"$R/cli2" 2>&1 &
+cp=$!
+# s2a's QPs were bound to a counter as they reached INIT (auto mode).
+auto_rx() { qpstat s2a >"$R/a.1" && awk '$2 == "rx_fpdus" && $3 > 0 { f = 1 } END { exit !f }' "$R/a.1"; }
+wait_until 40 auto_rx || { cat "$R/qpstat.raw"; fail "no counter of s2a counts received FPDUs"; }
+acn=$(awk '$2 == "rx_fpdus" && $3 > 0 { print $1; exit }' "$R/a.1")
+grep -q "^$acn lqpn " "$R/a.1" || { cat "$R/a.1"; fail "s2a's counter $acn lists no QP"; }
+log "s2a auto counter $acn: QPs $(awk -v c="$acn" '$1 == c && $2 == "lqpn" { printf "%s ", $3 }' "$R/a.1")rx_fpdus $(qpval "$R/a.1" "$acn" rx_fpdus)"
+# s2b's RC QPs bound by hand, each to a new counter.
+qpns=$(rdma -j resource show qp link s2b/1 | python3 -c '
+import json, sys
+print(" ".join(str(q["lqpn"]) for q in json.load(sys.stdin) if "RC" in (q.get("type"), q.get("qp-type"))))')
+[[ -n $qpns ]] || { rdma resource show qp; fail "no RC QP on s2b"; }
+for q in $qpns; do
+	rdma statistic qp bind link s2b/1 lqpn "$q" || fail "rdma statistic qp bind lqpn $q"
+done
+qpstat s2b >"$R/b.1"
+sleep 1
+qpstat s2b >"$R/b.2"
+bcn=$(awk '$2 == "tx_fpdus" { print $3, $1 }' "$R/b.2" | sort -n | tail -n 1 | cut -d' ' -f2)
+[[ -n $bcn ]] || { cat "$R/qpstat.raw"; fail "no counter on s2b after binding $qpns"; }
+b1=$(qpval "$R/b.1" "$bcn" tx_fpdus) b2=$(qpval "$R/b.2" "$bcn" tx_fpdus)
+bq=$(awk -v c="$bcn" '$1 == c && $2 == "lqpn" { print $3 }' "$R/b.2")
+log "s2b counter $bcn (QP $bq, bound by hand): tx_fpdus $b1, a second later $b2"
+expect "s2b's counter $bcn counts the Sends" "b2 > b1 && b1 >= 0"
+# Unbound while the Sends run: it keeps what it counted, the device
+# counts the rest.
+rdma statistic qp unbind link s2b/1 cntn "$bcn" lqpn "$bq" || fail "rdma statistic qp unbind cntn $bcn lqpn $bq"
+wait "$cp" || { cat "$R/cli2"; fail "ib_send_bw -D client failed"; }
+wait "$sp" || { cat "$R/srv2"; fail "ib_send_bw -D server failed"; }
+wait_until 20 eval '! rdma resource show qp | grep -Eq "link s2[ab]/.*type RC"' ||
+	{ rdma resource show qp; fail "QPs left"; }
+qpstat s2a >"$R/a.end"
+qpstat s2b >"$R/b.end"
+[[ ! -s $R/a.end && ! -s $R/b.end ]] ||
+	{ cat "$R/a.end" "$R/b.end"; echo "FAILED: counters left after their QPs went"; bad=$((bad + 1)); }
+snap s2a "$R/s2a.after"
+snap s2b "$R/s2b.after"
+for c in tx_fpdus tx_bytes rx_fpdus rx_bytes; do
+	printf -v "a_$c" %s "$(delta s2a "$c")"
+	printf -v "b_$c" %s "$(delta s2b "$c")"
+done
+log "with counters bound: s2b framed $b_tx_fpdus FPDUs, s2a received $a_rx_fpdus; s2a framed $a_tx_fpdus, s2b received $b_rx_fpdus"
+expect "per QP: s2b framed what s2a received" "b_tx_fpdus == a_rx_fpdus && b_tx_bytes == a_rx_bytes"
+expect "per QP: s2a framed what s2b received" "a_tx_fpdus == b_rx_fpdus && a_tx_bytes == b_rx_bytes"
+expect "the port counts what the counter counted" "b_tx_fpdus >= b2"
+rdma statistic qp set link s2a/1 auto off || fail "rdma statistic qp set auto off"
+
 siw2_link_del s2a || fail "rdma link delete s2a"
 siw2_link_del s2b || fail "rdma link delete s2b"
 (( bad == 0 )) || fail "$bad check(s) failed"
-log "counters match the traffic: s2b framed $b_tx_fpdus FPDUs ($b_tx_bytes octets), s2a received them"
+log "per-QP counters: bound automatically and by hand, unbound while running, released with their QPs; the ports still count every FPDU once"
