@@ -108,7 +108,7 @@ dkms-src:
 	install -d $(DESTDIR)$(DKMS_SRC)/drivers/siw2 $(DESTDIR)$(DKMS_SRC)/include/uapi/rdma \
 		$(DESTDIR)$(DKMS_SRC)/include/siw2
 	install -m 0644 dkms.conf Kbuild LICENSE $(DESTDIR)$(DKMS_SRC)/
-	install -m 0644 drivers/siw2/Kbuild $(filter-out %.mod.c,$(wildcard drivers/siw2/*.c)) \
+	install -m 0644 drivers/siw2/Kbuild drivers/siw2/compat.mk $(filter-out %.mod.c,$(wildcard drivers/siw2/*.c)) \
 		drivers/siw2/*.h $(DESTDIR)$(DKMS_SRC)/drivers/siw2/
 	install -m 0644 include/uapi/rdma/siw2-*.h $(DESTDIR)$(DKMS_SRC)/include/uapi/rdma/
 	install -m 0644 include/siw2/*.h $(DESTDIR)$(DKMS_SRC)/include/siw2/

@@ -13,6 +13,8 @@
 #      linux-source-6.12; one counted test per KUnit test case, a build
 #      failure counts as one failure)
 #   3. vm:   tests/vm/run.sh (one QEMU guest per case)
+#   4. vm61: the core VM cases on Linux 6.1 (tools/check-kernel.sh 6.1;
+#      skipped on Debian 13, which has no 6.1 kernel)
 # Every stage runs even if an earlier one failed.  The very last line is
 #     N passed, N failed, N skipped
 # summed over all stages; the exit status is non-zero if anything failed.
@@ -124,6 +126,22 @@ counted_stage() {
 
 counted_stage kunit tests/kunit/run.sh
 counted_stage vm tests/vm/run.sh "$@"
+
+# The core cases again on Debian 12's default kernel, 6.1: the module and
+# Linux siw built for it, every guest booting it (tools/check-kernel.sh;
+# the whole suite there is "tools/check-kernel.sh 6.1 tests/vm/cases/*.sh").
+jobs=()
+for a in "$@"; do
+	[[ $a == -j* ]] && jobs+=("$a")
+done
+if (( vm_subset )); then
+	echo "# stage vm61: not run, the vm stage was narrowed to chosen cases"
+elif [[ $(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") == trixie ]]; then
+	echo "ok - vm61 # SKIP Debian 13 has no 6.1 kernel"
+	skipped=$((skipped + 1))
+else
+	counted_stage vm61 tools/check-kernel.sh 6.1 "${jobs[@]}"
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

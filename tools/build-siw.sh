@@ -4,14 +4,15 @@
 # tools/build-siw.sh [--print-path]
 #
 # Build Linux's own software iWARP driver (siw.ko), the interoperability peer
-# of siw2 in the VM tests.  Debian's 6.12 kernel is built without it
+# of siw2 in the VM tests.  Debian's kernels are built without it
 # (CONFIG_RDMA_SIW unset), so it is built out of tree from Debian's
-# linux-source-6.12 package against the guest kernel's headers:
+# linux-source-<series> package (6.12, or 6.1 for Debian 12's default
+# kernel) against the guest kernel's headers:
 #
 #   - the guest kernel is the newest installed /boot/vmlinuz-6.12*-amd64,
 #     or SIW2_VM_KVER (the same lookup as tests/vm/vm.sh vm_kernel);
 #   - only drivers/infiniband/sw/siw/ is extracted from
-#     /usr/src/linux-source-6.12.tar.xz into
+#     /usr/src/linux-source-<series>.tar.xz into
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/siw2-peer/<kver>/src, outside the repo
 #     (siw's source is never copied into this repository);
 #   - make -C /lib/modules/<kver>/build M=<src> CONFIG_RDMA_SIW=m modules.
@@ -45,9 +46,12 @@ kbuild=/lib/modules/$kver/build
 [[ -f $kbuild/Makefile ]] ||
 	die "no kernel headers at $kbuild (install linux-headers-$kver, or run tools/install-deps.sh)"
 
-TARBALL=$(ls -1 /usr/src/linux-source-6.12*.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
-[[ -n $TARBALL ]] ||
-	die "/usr/src/linux-source-6.12.tar.xz missing (apt-get install linux-source-6.12, or run tools/install-deps.sh)"
+# The kernel's series (6.12 of 6.12.117+deb12-amd64, 6.1 of 6.1.0-56-amd64)
+# names the source package: siw as that kernel has it.
+series=$(cut -d. -f1,2 <<<"${kver%%[-+]*}")
+TARBALL=/usr/src/linux-source-$series.tar.xz
+[[ -f $TARBALL ]] ||
+	die "$TARBALL missing (apt-get install linux-source-$series, or run tools/install-deps.sh)"
 
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/siw2-peer/$kver
 src=$cache/src

@@ -26,9 +26,12 @@
 #   5. Then DKMS, as a user of it would: "make dkms-install" with dkms
 #      installed, and the module must be built for the running release's
 #      6.12 kernel; then Debian 12's default kernel's headers
-#      (linux-headers-amd64, 6.1) are installed and DKMS must have built
+#      (linux-headers-amd64, 6.1; make check installed them, so they are
+#      purged before dkms-install) are installed and DKMS must have built
 #      siw2 for that kernel by itself (its header_postinst hook), both
-#      modules with siw2's version and their kernel's vermagic.
+#      modules with siw2's version and their kernel's vermagic.  Debian
+#      13 has no 6.1: there siw2 is removed for 6.12, the 6.12 headers
+#      are installed again, and DKMS must have rebuilt it by itself.
 #
 # Logs: build/check-fresh/{setup,demo,check,dkms}.log and times.txt
 # (seconds of each step).  The last line is the result of "make check"
@@ -167,7 +170,8 @@ in_root() {
 step setup "$OUT/setup.log" setup_run || die "setting up the run's root failed"
 say "HEAD $(git -C "$TOP" rev-parse --short HEAD) in $RUN/root/siw2"
 
-# DKMS (step 5): installed for 6.12, then rebuilt by itself for 6.1.
+# DKMS (step 5): installed for 6.12, then rebuilt by itself for 6.1 (on
+# Debian 13, which has 6.12 alone: for its headers installed again).
 # dkms_ko KVER: the module DKMS installed for KVER, checked.
 dkms_ko() {
 	local kver=$1 ko ver magic
@@ -180,11 +184,31 @@ dkms_ko() {
 		{ echo "dkms: want version $WANT_VER and vermagic $kver"; return 1; }
 }
 dkms_step() {
-	local k612 k61
-	in_root apt-get install -y -q --no-install-recommends dkms linux-headers-6.12-amd64 || return 1
+	local hdr=linux-headers-6.12-amd64 k612 k61 old
+	# Debian 13's 6.12 headers go by the plain name.
+	[[ $REL == trixie ]] && hdr=linux-headers-amd64
+	# make check installed the 6.1 headers (tools/install-deps.sh): they go
+	# first, so that their coming back below is a newly installed kernel.
+	old=$(in_root dpkg-query -W -f '${Package}\n' 'linux-headers-6.1.*-amd64' 2>/dev/null)
+	if [[ $REL == bookworm && -n $old ]]; then
+		# shellcheck disable=SC2086
+		in_root apt-get purge -y -q linux-headers-amd64 $old || return 1
+	fi
+	in_root apt-get install -y -q --no-install-recommends dkms "$hdr" || return 1
 	k612=$(in_root sh -c 'ls -d /usr/src/linux-headers-6.12*-amd64' | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
 	in_root make -C /root/siw2 dkms-install KDIR="/usr/src/linux-headers-$k612" || return 1
 	dkms_ko "$k612" || return 1
+	if [[ $REL == trixie ]]; then
+		# Debian 13 has one kernel series: its headers installed again
+		# must make DKMS build siw2 again by itself, as a new kernel's do.
+		in_root dkms remove "siw2/$WANT_VER" -k "$k612" || return 1
+		! in_root sh -c "ls /lib/modules/$k612/updates/dkms/siw2.ko* 2>/dev/null" | grep -q . ||
+			{ echo "dkms: siw2 still installed for $k612 after dkms remove"; return 1; }
+		in_root apt-get install -y -q --reinstall "linux-headers-$k612" || return 1
+		in_root dkms status
+		dkms_ko "$k612"
+		return
+	fi
 	in_root apt-get install -y -q --no-install-recommends linux-headers-amd64 || return 1
 	k61=$(in_root sh -c 'ls -d /usr/src/linux-headers-6.1.*-amd64' | sed 's|.*/linux-headers-||' | sort -V | tail -n1)
 	[[ -n $k61 ]] || { echo "dkms: linux-headers-amd64 brought no 6.1 headers"; return 1; }

@@ -25,6 +25,7 @@ PKGS=(
 	linux-image-6.12-amd64	# guest kernel and its modules
 	linux-headers-6.12-amd64	# to build siw2.ko
 	linux-headers-amd64	# Debian 12's default kernel (6.1): tools/build-compat.sh
+	linux-image-amd64 linux-source-6.1	# 6.1 as a guest, Linux siw for it: tools/check-kernel.sh 6.1
 	dkms debhelper dh-dkms	# make dkms-install; the packages (tools/build-debs.sh)
 	linux-source-6.12	# scripts/checkpatch.pl
 	rdma-core ibverbs-utils rdmacm-utils perftest
@@ -67,8 +68,9 @@ DEBUG_PKGS=(
 	libelf-dev libssl-dev
 )
 
-# Debian 12 has two kernels: its default, 6.1 (linux-headers-amd64, for
-# tools/build-compat.sh), and 6.12, named by series, which the suite runs.
+# Debian 12 has two kernels: its default, 6.1 (linux-image-amd64 and
+# linux-headers-amd64, for tools/build-compat.sh and tools/check-kernel.sh),
+# and 6.12, named by series, which the suite runs.
 # Debian 13 has 6.12 alone, under the plain names.
 codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 if [[ $codename == trixie ]]; then
@@ -77,6 +79,7 @@ if [[ $codename == trixie ]]; then
 		case $p in
 		linux-image-6.12-amd64) deb13+=(linux-image-amd64) ;;
 		linux-headers-6.12-amd64) ;;	# linux-headers-amd64 is 6.12 here
+		linux-image-amd64 | linux-source-6.1) ;;	# no 6.1 kernel here
 		*) deb13+=("$p") ;;
 		esac
 	done

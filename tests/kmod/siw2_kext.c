@@ -45,6 +45,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "siw2_compat.h"	/* IB_WR_FLUSH and IB_WC_FLUSH before 6.2 */
+
 #include <siw2/kapi.h>
 
 #include "../progs/siw2_ext_proto.h"

@@ -5,8 +5,9 @@
 #
 # Build the tiny busybox initramfs the test guest boots.  Its /init only
 # gets the host's root file system on screen:
-#   - loads netfs, 9pnet, 9pnet_virtio, 9p and overlay (modules in Debian's
-#     kernel, stored decompressed because busybox insmod cannot read .ko.xz),
+#   - loads virtio_pci (built in from 6.12 on, a module in 6.1), netfs,
+#     9pnet, 9pnet_virtio, 9p and overlay (modules in Debian's kernel,
+#     stored decompressed because busybox insmod cannot read .ko.xz),
 #   - mounts the host's / read-only over 9p (tag hostroot) under a tmpfs
 #     overlay, so the guest can use and "modify" every host tool,
 #   - mounts proc, sys, devtmpfs, devpts, /dev/shm, debugfs, tracefs,
@@ -54,7 +55,7 @@ add_mod() {		# add_mod relative/path.ko.xz
 	done
 	order+=("$rel")
 }
-for m in netfs 9pnet 9pnet_virtio 9p overlay; do
+for m in virtio_pci netfs 9pnet 9pnet_virtio 9p overlay; do
 	rel=$(grep -m1 -E "/$m\.ko(\.xz|\.zst|\.gz)?:" "$moddir/modules.dep" | cut -d: -f1 || true)
 	[[ -n $rel ]] && add_mod "$rel"	# not found: built into the kernel
 done
