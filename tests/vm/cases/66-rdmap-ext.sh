@@ -37,7 +37,10 @@
 #     check names its requirement IDs, siw2_ext.c step_order).  ext-order
 #     is captured: its Read and Atomic Requests share one QN 1 MSN
 #     sequence (EXT-ATOMIC-14) and its Send with Immediate of 0 octets is
-#     one FPDU (V2-IMM-10) (ext_peer.py wire).
+#     one FPDU (V2-IMM-10) (ext_peer.py wire).  ext-rv2 runs with MPA CRC
+#     and is captured too: it, ext-order's and part a's captures go
+#     through tools/wireshark/siw2.lua (check.py): no malformed frame,
+#     every CRC good, every opcode the runs sent decoded.
 #  d  tests/kmod/siw2_kext.ko, a kernel client in the initial namespace,
 #     against siw2_ext's server: Write with Immediate, Immediate Data
 #     alone, Send with Immediate, every atomic incl. the masked ones and
@@ -227,8 +230,18 @@ ext() {
 }
 
 echo 1 >"$P/read_v2" || fail "read_v2=1"
-# V2-CAP-1, V2-CAP-2: every extension operation on one RV 2 connection.
+# V2-CAP-1, V2-CAP-2: every extension operation on one RV 2 connection,
+# with MPA CRC (mpa_crc=1), captured for siw2's Wireshark dissector (below).
+echo 1 >"$P/mpa_crc" || fail "mpa_crc=1"
+ip netns exec pa dumpcap -q -B 16 -i pa-v -f 'tcp port 7760' -w "$R/ext-rv2.pcapng" 2>"$R/dumpcap-rv2.err" &
+cap=$!
+pids+=("$cap")
+wait_until 20 test -s "$R/ext-rv2.pcapng" || bad "dumpcap (ext-rv2) did not start: $(head -c 300 "$R/dumpcap-rv2.err")"
 ext ext-rv2 7760 --read-v2 --inv-imm
+sleep 0.5
+kill -INT "$cap"
+wait "$cap"
+echo 0 >"$P/mpa_crc"
 # Receive 8 is the inv-imm step's (siw2_ext's server reads every completion,
 # also after the disconnect).
 # V2-IMM-4 (the receiver's half): its receive completes in error.
@@ -285,6 +298,25 @@ else
 	bad "dumpcap (order) did not start: $(head -c 300 "$R/dumpcap-order.err")"
 	kill -INT "$cap"
 fi
+# Real traffic through tools/wireshark/siw2.lua (tools/wireshark/check.py):
+# no malformed frame, no dissector bug, every CRC good, and between the
+# three captures the opcodes the runs sent: Write, Read Request and
+# Response (RFC 5040, ext-order), Send, Terminate (the refused Send with
+# Invalidate and Immediate), Immediate Data with and without Solicited
+# Event, Atomic Request and Response, Read V2 Request and Response, Send
+# with Immediate Data, with Invalidate, with Solicited Event.  ext-rv2 ran with CRC: every FPDU's good.
+python3 "$SIW2_TOP/tools/wireshark/check.py" "$R/ext-rv2.pcapng" "$R/order.pcapng" \
+	"$R/atomic.pcapng" >"$R/wireshark-lua.out" 2>&1 ||
+	{ bad "siw2.lua on the captures"; show wireshark-lua.out; }
+sed 's/^/  siw2.lua: /' "$R/wireshark-lua.out"
+seen=" $(sed -n 's/.* opcodes //p' "$R/wireshark-lua.out" | tr '\n' ' ') "
+for op in 0x0 0x1 0x2 0x3 0x7 0x8 0x9 0xa 0xb 0x11 0x12 0x13 0x14 0x15; do
+	[[ $seen == *" $op "* ]] || bad "siw2.lua: opcode $op not decoded in the captures ($seen)"
+done
+read -r nf nc < <(sed -n 's/.*ext-rv2.pcapng: \([0-9]*\) FPDUs, \([0-9]*\) CRCs good.*/\1 \2/p' "$R/wireshark-lua.out")
+(( ${nf:-0} > 0 && ${nc:-0} == ${nf:-0} )) ||
+	bad "siw2.lua: ext-rv2 ran with CRC, yet ${nc:-?} of ${nf:-?} FPDUs have a good CRC"
+
 echo 2 >"$P/mpa_caps" || fail "mpa_caps=2"
 ext ext-rv1 7761 --rv1
 echo 6 >"$P/mpa_caps"
