@@ -23,6 +23,12 @@
 # NVDIMM of that size (tests/vm/vm.sh; lib.sh's pmem_devdax makes a
 # device-DAX namespace on it); SIW2_VM_PMEM=SIZE gives one to every case.
 #
+# A case whose header has "# guests: 2" runs with a second guest
+# (tests/vm/peer-guest.sh) whose virtio-net NIC is joined to the case
+# guest's by a QEMU socket network on loopback (tests/vm/lib-2vm.sh); the
+# second guest's kernel log is judged as the case's, its logs kept as
+# <case>.peer.{out,dmesg,console}.
+#
 # -j runs up to N guests at once (default: number of CPUs), the longest
 # first (tests/vm/durations); each guest takes 2 vCPUs on one host thread
 # (thread=single TCG, so one host core) and SIW2_VM_MEM (2G) of memory.
@@ -94,6 +100,51 @@ klog_part() {
 	done
 }
 
+# A two-guest case ("# guests: 2" in its header, tests/vm/lib-2vm.sh):
+# peer_start NAME TIMEOUT boots the second guest (tests/vm/peer-guest.sh)
+# with its virtio-net NIC listening on a free loopback port (peer_port)
+# for the case guest's, a QEMU socket network: the two guests' Ethernet
+# link, nothing else on it.  peer_stop waits for it to power off (the case
+# ends its agent, peer_exit) or kills it after 30 s, and keeps its logs as
+# <case>.peer.{out,dmesg,console}; peer_rc is its status.
+peer_start() {
+	local name=$1 tmo=$2
+	peer_res=$SCRATCH/$name.peer
+	rm -rf "$peer_res" "$peer_res.pid" "$LOGDIR/$name.peer".{out,dmesg,console}
+	mkdir -p "$peer_res"
+	peer_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	SIW2_VM_PIDFILE=$peer_res.pid \
+	SIW2_VM_NIC="socket,listen=127.0.0.1:$peer_port,model=virtio-net-pci,mac=52:54:00:90:00:02" \
+		vm_boot "$peer_res" "$tmo" "$LOGDIR/$name.peer.console" run "$SIW2_TOP/tests/vm/peer-guest.sh" &
+	peer_job=$!
+	# Not by connecting: QEMU would take that for the other guest.
+	local i
+	for ((i = 0; i < 300; i++)); do
+		ss -Hltn "sport = :$peer_port" | grep -q . && return 0
+		kill -0 "$peer_job" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+peer_stop() {
+	local name=$1 i
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$peer_job" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$peer_job" 2>/dev/null && [[ -s $peer_res.pid ]] && kill "$(cat "$peer_res.pid")" 2>/dev/null
+	wait "$peer_job" 2>/dev/null
+	[[ -f $peer_res/out ]] && mv "$peer_res/out" "$LOGDIR/$name.peer.out"
+	if [[ -f $peer_res/dmesg ]]; then
+		mv "$peer_res/dmesg" "$LOGDIR/$name.peer.dmesg"
+	else
+		cat "$peer_res/dmesg.live" 2>/dev/null >"$LOGDIR/$name.peer.dmesg"
+	fi
+	peer_rc=$(cat "$peer_res/rc" 2>/dev/null)
+	rm -rf "$peer_res" "$peer_res.pid"
+}
+
 # run_case IDX CASE: boot, run, judge; writes the TAP block to .tap/IDX.
 run_case() {
 	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad boot_bad f
@@ -110,6 +161,16 @@ run_case() {
 	local t0=$EPOCHREALTIME
 	if [[ -z $kinfo ]]; then
 		rc=1; echo "no usable kernel/initramfs" >"$LOGDIR/$name.console"
+	elif grep -Eq '^#[[:space:]]*guests:[[:space:]]*2' "$case"; then
+		peer_rc=
+		if peer_start "$name" "$tmo"; then
+			SIW2_VM_NIC="socket,connect=127.0.0.1:$peer_port,model=virtio-net-pci,mac=52:54:00:90:00:01" \
+				vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
+			rc=$?
+		else
+			rc=1; echo "the peer guest's NIC never listened" >"$LOGDIR/$name.console"
+		fi
+		peer_stop "$name"
 	else
 		vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
 		rc=$?
@@ -155,10 +216,14 @@ run_case() {
 			grep -Ev "$KLOG_USER" | grep -E -m1 "$KLOG_BAD")
 		[[ -n $boot_bad ]] && echo "# $name: before the case, not counted: $boot_bad" >&2
 	fi
-	bad=$(klog_part "$part" "$LOGDIR/$name".{dmesg,console} |
+	bad=$(klog_part "$part" "$LOGDIR/$name".{dmesg,console} "$LOGDIR/$name".peer.{dmesg,console} |
 		grep -Ev "$KLOG_USER" | grep -E -m1 "$KLOG_BAD")
 	if [[ -n $bad ]]; then
 		msg="${msg:+$msg; }kernel log: $bad"; status=fail
+	fi
+	# The peer guest of a two-guest case must have ended its agent cleanly.
+	if [[ -f $LOGDIR/$name.peer.console && $status == pass && ${peer_rc:-x} != 0 ]]; then
+		msg="peer guest: status ${peer_rc:-none} (${LOGDIR}/$name.peer.out)"; status=fail
 	fi
 
 	{

@@ -36,7 +36,9 @@
 # kernel command line words), SIW2_VM_FAST (1; 0 = no boot-time trims),
 # SIW2_VM_NIC (QEMU's -nic; default none: the guest has no network to the
 # outside. tools/fuzz-long.sh gives it user-mode networking with ports
-# forwarded from the host's loopback, so traffic stays on this machine).
+# forwarded from the host's loopback, so traffic stays on this machine;
+# run.sh joins a two-guest case's guests by a socket network on loopback),
+# SIW2_VM_PIDFILE (QEMU writes its pid there).
 #
 # Emulated persistent memory (opt-in; without it the guest boots exactly as
 # before): a script whose header has the line "# pmem: 256M", or
@@ -247,6 +249,7 @@ vm_boot() {
 	local qemu=(qemu-system-x86_64 -accel "$accel" -cpu max "${machine[@]}"
 		-smp "${SIW2_VM_SMP:-2}" -m "$mem" "${nvdimm[@]}"
 		-nographic -no-reboot -nic "${SIW2_VM_NIC:-none}"
+		${SIW2_VM_PIDFILE:+-pidfile "$SIW2_VM_PIDFILE"}
 		-kernel "$img" -initrd "$initrd"
 		-append "console=ttyS0 tsc=reliable panic=-1 $klevel $fast siw2_top=$SIW2_TOP${pmemarg} ${SIW2_VM_APPEND:-}"
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
