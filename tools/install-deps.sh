@@ -27,6 +27,7 @@ PKGS=(
 	linux-headers-amd64	# Debian 12's default kernel (6.1): tools/build-compat.sh
 	linux-image-amd64 linux-source-6.1	# 6.1 as a guest, Linux siw for it: tools/check-kernel.sh 6.1
 	dkms debhelper dh-dkms	# make dkms-install; the packages (tools/build-debs.sh)
+	build-essential		# dpkg-buildpackage's implicit build dependency
 	linux-source-6.12	# scripts/checkpatch.pl
 	rdma-core ibverbs-utils rdmacm-utils perftest
 	nfs-kernel-server	# cases 64, 74: exportfs, rpc.mountd, rpcbind, nfsdcld, mount.nfs

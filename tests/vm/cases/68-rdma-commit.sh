@@ -38,7 +38,9 @@
 #     sequence with the Reads, one segment of 38 octets with RV 2 and
 #     Invalidate STag 0, the Responses on QN 3, 26 octets, identifiers in
 #     order, Status 0 (ext_peer.py commit-wire, COMMIT-HDR-1..7), and tshark
-#     (whose iWARP dissector does not know 0xC/0xD) flags no frame.
+#     (whose iWARP dissector does not know 0xC/0xD) flags no frame; siw2's
+#     own dissector (tools/wireshark/siw2.lua) decodes the Commit Request
+#     and Response, no frame malformed, every CRC good.
 #  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
 #     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
 #     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
@@ -170,6 +172,14 @@ tshark --disable-protocol rpcordma -r "$R/commit.pcapng" \
 	>"$R/tshark-bad.txt" 2>>"$R/tshark.err" || bad "tshark (malformed filter) exited with $?"
 [[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -n 5 "$R/tshark-bad.txt"; }
 log "tshark: $(tshark -r "$R/commit.pcapng" -Y iwarp_ddp 2>/dev/null | wc -l) DDP frames, $(wc -l <"$R/tshark-bad.txt") flagged"
+# siw2's own dissector (tools/wireshark/siw2.lua, check.py) knows 0xC and
+# 0xD: no malformed frame, every CRC good, Commit Request and Response.
+python3 "$SIW2_TOP/tools/wireshark/check.py" "$R/commit.pcapng" >"$R/wireshark-lua.out" 2>&1 ||
+	{ bad "siw2.lua on commit.pcapng"; show wireshark-lua.out; }
+log "siw2.lua: $(tail -n 1 "$R/wireshark-lua.out")"
+read -r nf nc ops < <(sed -n 's/.*: \([0-9]*\) FPDUs, \([0-9]*\) CRCs good, opcodes \(.*\)/\1 \2 \3/p' "$R/wireshark-lua.out")
+[[ " $ops " == *" 0xc "* && " $ops " == *" 0xd "* ]] || bad "siw2.lua: no Commit Request and Response decoded (opcodes ${ops:-none})"
+(( ${nf:-0} > 0 && ${nc:-0} == ${nf:-0} )) || bad "siw2.lua: ${nc:-?} of ${nf:-?} FPDUs with a good CRC"
 grep -q '^COMMIT OK side=client steps=5$' "$R/ram.c0" || bad "ram: client steps (COMMIT-ORD-1, DEC-12, SIW2-DEC-1)"
 grep -q '^COMMIT PASS ram-not-durable$' "$R/ram.s" || bad "ram: ordinary memory registered durable (COMMIT-ACC-1)"
 # Every client ran the log step: the word holds its value (SIW2-DEC-1).
