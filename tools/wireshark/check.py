@@ -9,9 +9,11 @@ present, the split Write reassembled; and the same capture with one CRC
 flipped must show exactly that FPDU's CRC as bad.  With arguments: each
 capture (e.g. of real siw2 traffic) must decode with no malformed frame,
 no dissector bug, every CRC good, at least one siw2 FPDU; the opcodes seen
-are printed.  Exit 0 when every check holds.
+are printed.  Exit 0 when every check holds.  As root, tshark runs as
+nobody: Wireshark 4.4 loads no Lua script for root.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,20 +30,46 @@ def bad(msg):
     print("FAIL: " + msg)
 
 
+def unprivileged(files):
+    """A command prefix, and copies of the files tshark reads, for a user
+    tshark runs Lua for.
+
+    Wireshark 4.4 (Debian 13) ignores -X lua_script for root without a word:
+    as root, tshark runs as nobody (setpriv) on copies of the script and the
+    capture in a directory that user can read (a tree under /root is not).
+    """
+    if os.geteuid() != 0:
+        return [], files
+    d = tempfile.mkdtemp(prefix="siw2-lua-")
+    os.chmod(d, 0o755)
+    copies = []
+    for f in files:
+        c = os.path.join(d, os.path.basename(f))
+        shutil.copyfile(f, c)
+        os.chmod(c, 0o644)
+        copies.append(c)
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"], copies
+
+
 def tshark(pcap):
     """[(frame, [opcodes], [crc_good], malformed, experts)] and stderr."""
-    cmd = ["tshark", "-n", "-X", "lua_script:" + LUA, "--disable-protocol", "iwarp_mpa",
-           "-r", pcap, "-T", "fields", "-E", "separator=|", "-e", "frame.number",
-           "-e", "siw2.rdmap.opcode", "-e", "siw2.crc.good", "-e", "_ws.malformed",
-           "-e", "_ws.expert.message"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    pre, (lua, cap) = unprivileged([LUA, pcap])
+    cmd = pre + ["tshark", "-n", "-X", "lua_script:" + lua, "--disable-protocol", "iwarp_mpa",
+                 "-r", cap, "-T", "fields", "-E", "separator=|", "-e", "frame.number",
+                 "-e", "siw2.rdmap.opcode", "-e", "siw2.crc.good", "-e", "_ws.malformed",
+                 "-e", "_ws.expert.message"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HOME="/tmp"))
+    if lua != LUA:
+        shutil.rmtree(os.path.dirname(lua), ignore_errors=True)
     if p.returncode != 0:
         bad("tshark exited %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
     rows = []
     for line in p.stdout.splitlines():
         fr, ops, crcs, mal, exp = (line.split("|") + [""] * 5)[:5]
+        # A boolean field prints as 1/0 in tshark 4.0, True/False in 4.4.
         rows.append((int(fr), [int(x, 0) for x in ops.split(",") if x],
-                     [x for x in crcs.split(",") if x], mal, exp))
+                     [{"True": "1", "False": "0"}.get(x, x) for x in crcs.split(",") if x],
+                     mal, exp))
     return rows, p.stderr
 
 

@@ -7,7 +7,8 @@
 -- accepts: RFC 5040's, RFC 7306's atomics and Immediate Data, RDMAP
 -- version 2's RDMA Read V2 and Send with Immediate Data variants, and RDMA
 -- Commit with siw2's log update.  Wireshark 4.0 knows opcodes 0x0-0x7
--- and the RFC 7306 atomics only.
+-- and the RFC 7306 atomics only.  Runs on Wireshark 4.0 (Lua 5.2) and 4.4
+-- (Lua 5.4), which loads no Lua script for root: run tshark as a user.
 --
 --   tshark -X lua_script:tools/wireshark/siw2.lua --disable-protocol iwarp_mpa -r cap.pcap
 --
@@ -19,6 +20,19 @@
 -- several and an FPDU may span segments (TCP reassembly, on by default).
 
 local siw2 = Proto("siw2", "siw2 iWARP (MPA/DDP/RDMAP)")
+
+-- Bit operations: Lua 5.2's bit32 (Wireshark 4.0, Debian 12), else the
+-- BitOp library every Wireshark carries (4.4 runs Lua 5.4, which has no
+-- bit32), whose signed 32-bit results are made unsigned as bit32's are.
+local bit32 = bit32 or (function()
+	local function u(x) return x % 0x100000000 end
+	return {
+		band = function(...) return u(bit.band(...)) end,
+		bxor = function(...) return u(bit.bxor(...)) end,
+		rshift = function(x, n) return u(bit.rshift(x, n)) end,
+		bnot = function(x) return u(bit.bnot(x)) end,
+	}
+end)()
 
 local MPA_KEY_REQ = "MPA ID Req Frame"
 local MPA_KEY_REP = "MPA ID Rep Frame"
