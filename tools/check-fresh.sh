@@ -46,6 +46,8 @@
 #                        trixie (Debian 13)
 #   SIW2_FRESH_KEEP=1    keep the run's root afterwards (it is replaced by
 #                        the next run anyway)
+#   SIW2_FRESH_VM_JOBS   guests at once in make check (default make check's,
+#                        2): 1 lets two check-fresh runs share two cores
 #   SIW2_FRESH_STEPS     the steps after setup (default "demo check dkms";
 #                        a subset runs only those, without a suite result)
 set -uo pipefail
@@ -224,7 +226,8 @@ if [[ $STEPS == *" demo "* ]]; then
 	step "make demo" "$OUT/demo.log" in_root make -C /root/siw2 demo || rc=1
 fi
 if [[ $STEPS == *" check "* ]]; then
-	step "make check" "$OUT/check.log" in_root make -C /root/siw2 check || rc=1
+	step "make check" "$OUT/check.log" in_root make -C /root/siw2 check \
+		${SIW2_FRESH_VM_JOBS:+VM_JOBS=$SIW2_FRESH_VM_JOBS} || rc=1
 fi
 if [[ $STEPS == *" dkms "* ]]; then
 	step dkms "$OUT/dkms.log" dkms_step || rc=1
