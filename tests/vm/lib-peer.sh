@@ -61,6 +61,14 @@ siw_peer_ko() {
 
 siw_peer_loaded() { [[ -d /sys/module/siw ]]; }
 
+# cmtime_oob: this cmtime (rdma-core 56, Debian 13) brings its two ends in
+# step over a TCP connection of its own to the RDMA CM port.  On iWARP
+# that port is the RDMA connection's own TCP listener: the server's
+# out-of-band bind fails (EADDRINUSE) and it exits, so that cmtime cannot
+# run over any iWARP device (Linux siw alike).  Cases 50 and 52 then set
+# up as many connections with ucmatose (-c N -C 0) instead.
+cmtime_oob() { cmtime -h 2>&1 | grep -q -- '\[-S\]'; }
+
 siw_peer_load() {
 	local m ko
 	# make check builds it (tools/build-siw.sh): missing means the run

@@ -40,14 +40,13 @@ srv_stop() {
 trap srv_stop EXIT
 show() { cat "$R/$1" "$R/$1.err" | cut -c1-120 | sed "s/^/  $1: /"; }
 
-# pair NAME: ucmatose (2 connections, no messages) and cmtime (N
-# connections) with the server in pa, the client in pb.
-pair() {
-	local name=$1 n=$2 rc src
-	log "$name: ucmatose, 2 connections, no messages"
-	srv_start ucmatose-s-$name ucmatose -b "$SRV" -p 7471 -c 2 -C 0
-	wait_tcp_listen "$srv_pid" 7471 || { show ucmatose-s-$name; fail "$name: ucmatose server not listening"; }
-	ip netns exec pb timeout 60 ucmatose -s "$SRV" -p 7471 -c 2 -C 0 >"$R/ucmatose-c-$name" 2>"$R/ucmatose-c-$name.err"
+# ucm NAME N PORT: ucmatose, N connections and no messages, the server in
+# pa, the client in pb; both must report status 0.
+ucm() {
+	local name=$1 n=$2 port=$3 rc src
+	srv_start ucmatose-s-$name ucmatose -b "$SRV" -p "$port" -c "$n" -C 0
+	wait_tcp_listen "$srv_pid" "$port" || { show ucmatose-s-$name; fail "$name: ucmatose server not listening"; }
+	ip netns exec pb timeout 120 ucmatose -s "$SRV" -p "$port" -c "$n" -C 0 >"$R/ucmatose-c-$name" 2>"$R/ucmatose-c-$name.err"
 	rc=$?
 	wait_until 30 eval '! srv_alive' || { show ucmatose-s-$name; show ucmatose-c-$name; cat /sys/kernel/debug/siw2/*/connections; fail "$name: ucmatose server did not exit"; }
 	wait "$srv_pid"
@@ -56,7 +55,19 @@ pair() {
 	(( rc == 0 && src == 0 )) || { show ucmatose-c-$name; show ucmatose-s-$name; fail "$name: ucmatose: client rc $rc, server rc $src"; }
 	grep -q '^return status 0$' "$R/ucmatose-c-$name" || fail "$name: ucmatose client did not report status 0"
 	grep -q '^return status 0$' "$R/ucmatose-s-$name" || fail "$name: ucmatose server did not report status 0"
+}
 
+# pair NAME N: ucmatose (2 connections, no messages) and cmtime (N
+# connections) with the server in pa, the client in pb.
+pair() {
+	local name=$1 n=$2 rc
+	log "$name: ucmatose, 2 connections, no messages"
+	ucm "$name" 2 7471
+	if cmtime_oob; then
+		log "$name: this cmtime cannot run over iWARP (lib-peer.sh cmtime_oob): ucmatose, $n connections, instead"
+		ucm "$name-$n" "$n" 7472
+		return
+	fi
 	log "$name: cmtime, $n connections"
 	srv_start cmtime-s-$name cmtime -b "$SRV" -p 7472
 	wait_tcp_listen "$srv_pid" 7472 || { show cmtime-s-$name; fail "$name: cmtime server not listening"; }
