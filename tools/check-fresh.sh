@@ -30,7 +30,7 @@
 #      purged before dkms-install) are installed and DKMS must have built
 #      siw2 for that kernel by itself (its header_postinst hook), both
 #      modules with siw2's version and their kernel's vermagic.  Debian
-#      13 has no 6.1: there siw2 is removed for 6.12, the 6.12 headers
+#      13 has no 6.1: there siw2 is unbuilt for 6.12, the 6.12 headers
 #      are installed again, and DKMS must have rebuilt it by itself.
 #
 # Logs: build/check-fresh/{setup,demo,check,dkms}.log and times.txt
@@ -203,9 +203,11 @@ dkms_step() {
 	if [[ $REL == trixie ]]; then
 		# Debian 13 has one kernel series: its headers installed again
 		# must make DKMS build siw2 again by itself, as a new kernel's do.
-		in_root dkms remove "siw2/$WANT_VER" -k "$k612" || return 1
+		# unbuild, not remove: removing the last kernel's build
+		# unregisters the module from DKMS altogether.
+		in_root dkms unbuild "siw2/$WANT_VER" -k "$k612" || return 1
 		! in_root sh -c "ls /lib/modules/$k612/updates/dkms/siw2.ko* 2>/dev/null" | grep -q . ||
-			{ echo "dkms: siw2 still installed for $k612 after dkms remove"; return 1; }
+			{ echo "dkms: siw2 still installed for $k612 after dkms unbuild"; return 1; }
 		in_root apt-get install -y -q --reinstall "linux-headers-$k612" || return 1
 		in_root dkms status
 		dkms_ko "$k612"
