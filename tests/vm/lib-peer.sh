@@ -65,8 +65,9 @@ siw_peer_loaded() { [[ -d /sys/module/siw ]]; }
 # step over a TCP connection of its own to the RDMA CM port.  On iWARP
 # that port is the RDMA connection's own TCP listener: the server's
 # out-of-band bind fails (EADDRINUSE) and it exits, so that cmtime cannot
-# run over any iWARP device (Linux siw alike).  Cases 50 and 52 then set
-# up as many connections with ucmatose (-c N -C 0) instead.
+# run over any iWARP device (Linux siw alike).  Case 52 then sets up as
+# many connections with ucmatose (-c N -C 0) instead; case 50, the Linux
+# siw baseline, says it does not run the step.
 cmtime_oob() { cmtime -h 2>&1 | grep -q -- '\[-S\]'; }
 
 siw_peer_load() {

@@ -174,22 +174,13 @@ errors ucmatose-c 'fail|error' || errors ucmatose-s 'fail|error' && fail "ucmato
 log "ucmatose ok"
 
 # --- cmtime: the server never exits by itself (see above).  Where this
-# cmtime cannot run over iWARP (lib-peer.sh cmtime_oob), ucmatose sets up
-# and tears down the 50 connections instead.
+# cmtime cannot run over iWARP (lib-peer.sh cmtime_oob) the step is not
+# run, and said so: ucmatose with 50 connections, which case 52 uses then
+# for siw2, fails against Linux siw there on the client's CQ ("unable to
+# create CQ", -ENOMEM; Debian 13, rdma-core 56), and this case checks the
+# peer, not siw2.
 if cmtime_oob; then
-	log "this cmtime cannot run over iWARP (lib-peer.sh cmtime_oob): ucmatose, 50 connections, instead"
-	srv_start ucmatose-50-s ucmatose -b "$SRV" -p 7472 -c 50 -C 0
-	wait_tcp_listen "$srv_pid" 7472 || { show ucmatose-50-s; fail "ucmatose (50) server not listening"; }
-	ip netns exec pb timeout 120 ucmatose -s "$SRV" -p 7472 -c 50 -C 0 >"$R/ucmatose-50-c" 2>"$R/ucmatose-50-c.err"
-	rc=$?
-	wait_until 30 eval '! srv_alive' || { show ucmatose-50-s; fail "ucmatose (50) server did not exit"; }
-	wait "$srv_pid"
-	src=$?
-	srv_pid=
-	(( rc == 0 && src == 0 )) || { show ucmatose-50-c; show ucmatose-50-s; fail "ucmatose (50): client rc $rc, server rc $src"; }
-	grep -q '^return status 0$' "$R/ucmatose-50-c" || fail "ucmatose (50) client did not report status 0"
-	grep -q '^return status 0$' "$R/ucmatose-50-s" || fail "ucmatose (50) server did not report status 0"
-	log "ucmatose ok: 50 connections"
+	log "cmtime: not run, this cmtime cannot run over iWARP (lib-peer.sh cmtime_oob)"
 else
 	log "cmtime"
 	srv_start cmtime-s cmtime -b "$SRV" -p 7472
