@@ -431,6 +431,9 @@ enum siw2_qp_state {
  * @err_status: that status
  * @fail_event: async event for @fail_work to raise
  * @fail_abort: @fail_work closes the connection abortively
+ * @fail_owed: the connection went down after the data path failed in RTS
+ *	or Closing but before @fail_work ran: it still raises the event
+ *	(@state_lock)
  * @stats: where the QP counts: its device's counters, or while it is
  *	bound to an rdma_counter that counter's (RCU, siw2_stats.c)
  * @tx: TX engine state, @rx: RX engine state
@@ -479,6 +482,7 @@ struct siw2_qp {
 	enum ib_wc_status err_status;
 	enum ib_event_type fail_event;
 	bool fail_abort;
+	bool fail_owed;
 	struct siw2_stats __percpu __rcu *stats;
 	struct siw2_tx tx;
 	struct siw2_rx rx;

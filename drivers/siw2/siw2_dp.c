@@ -87,6 +87,7 @@ void siw2_dp_fail(struct siw2_qp *qp, bool abort)
 void siw2_dp_reset(struct siw2_qp *qp)
 {
 	qp->dp_failed = 0;
+	qp->fail_owed = false;
 	qp->irq_head = 0;
 	qp->irq_count = 0;
 	qp->orq_head = 0;

@@ -281,6 +281,9 @@ static void siw2_qp_fail_work(struct work_struct *work)
 		siw2_qp_set_state(qp, IB_QPS_SQE);
 		raise = true;
 	}
+	/* The close the failure caused may have come first (llp_down). */
+	raise |= qp->fail_owed;
+	qp->fail_owed = false;
 	if (qp->cep) {
 		cep = qp->cep;
 		siw2_cep_get(cep);
@@ -1111,6 +1114,13 @@ void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep)
 		qp->cep = NULL;
 		put = true;
 	}
+	/*
+	 * A failure the engines reported in RTS or Closing gets its event
+	 * from siw2_qp_fail_work() even if this close overtakes that work.
+	 */
+	if (test_bit(0, &qp->dp_failed) &&
+	    (qp->state == SIW2_QP_RTS || qp->state == SIW2_QP_CLOSING))
+		qp->fail_owed = true;
 	if (qp->state != SIW2_QP_ERROR)
 		siw2_qp_enter_error(qp);
 	qp->sock = NULL;
