@@ -26,6 +26,7 @@
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-2vm.sh"
+source "$SIW2_TOP/tests/vm/lib-nfs.sh"
 
 need rdma ip ss rping ib_write_bw ib_send_lat mount sha256sum python3
 R=$SIW2_RESULTS
@@ -138,14 +139,13 @@ nfs_rdma() {
 	mkdir -p "$mnt"
 	timeout -k 5 90 mount -t nfs -o rdma,port=20049,vers=4.2 "$SRV:/" "$mnt" >"$R/mount.out" 2>&1 ||
 		{ bad "nfs: mount -o rdma,port=20049"; cat "$R/mount.out"; return; }
-	xprt=$(awk -v m="$mnt" '$1 == "device" && $5 == m { on = 1; next } $1 == "device" { on = 0 }
-		on && $1 == "xprt:" { print $2; exit }' /proc/self/mountstats)
+	xprt=$(MNT=$mnt nfs_xprt | awk '{ print $2 }')
 	[[ $xprt == rdma ]] || bad "nfs: the mount's transport is '${xprt:-none}', not rdma"
 	head -c 16777216 /dev/urandom >"$R/f16m" || fail "urandom"
 	sum=$(sha256sum <"$R/f16m" | cut -d' ' -f1)
 	timeout -k 5 120 dd if="$R/f16m" of="$mnt/f16m" bs=1M conv=fsync status=none || bad "nfs: write"
 	umount "$mnt" || bad "nfs: umount"
-	sync; echo 3 >/proc/sys/vm/drop_caches
+	drop_caches
 	timeout -k 5 90 mount -t nfs -o rdma,port=20049,vers=4.2 "$SRV:/" "$mnt" ||
 		{ bad "nfs: remount"; return; }
 	rsum=$(timeout -k 5 120 sha256sum <"$mnt/f16m" | cut -d' ' -f1)
