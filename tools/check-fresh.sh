@@ -33,7 +33,7 @@
 #      13 has no 6.1: there siw2 is unbuilt for 6.12, the 6.12 headers
 #      are installed again, and DKMS must have rebuilt it by itself.
 #
-# Logs: build/check-fresh/{setup,demo,check,dkms}.log and times.txt
+# Logs: build/check-fresh/<release>/{setup,demo,check,dkms}.log and times.txt
 # (seconds of each step).  The last line is the result of "make check"
 # ("N passed, N failed, N skipped"); the exit status is non-zero if
 # debootstrap, the demo, the suite or the DKMS step failed.
@@ -59,7 +59,7 @@ SECURITY=${SIW2_FRESH_SECURITY:-http://deb.debian.org/debian-security}
 CACHE=${SIW2_FRESH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/siw2-fresh}
 BASE=$CACHE/$REL-base
 RUN=$CACHE/$REL-run
-OUT=$TOP/build/check-fresh
+OUT=$TOP/build/check-fresh/$REL
 
 die() { echo "check-fresh: $*" >&2; exit 1; }
 say() { echo "check-fresh: $*"; }
