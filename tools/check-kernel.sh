@@ -14,7 +14,8 @@
 #      (make all KDIR=...), with Linux siw from linux-source-SERIES as the
 #      peer (tools/build-siw.sh).  The tree's own objects are not touched.
 #   3. tests/vm/run.sh runs there with SIW2_VM_KVER=<release>: every guest
-#      boots that kernel and loads what was built for it.
+#      boots that kernel and loads what was built for it (with 79-debs
+#      among the cases, the Debian packages are built there first).
 #
 # Without case arguments, the cases make check runs on 6.1 (CORE_CASES:
 # link lifecycle, device attributes, connection set-up with siw2 and
@@ -68,5 +69,13 @@ if (( !files )); then
 		args+=("$TREE/tests/vm/cases/$c.sh")
 	done
 fi
+# 79-debs installs the Debian packages: built from the copy, as make
+# check's debs stage builds them from the tree.
+for a in "${args[@]}"; do
+	[[ $(basename "$a") == 79-debs.sh ]] || continue
+	"$TREE/tools/build-debs.sh" >>"$OUT/build.log" 2>&1 ||
+		die "the Debian packages (${OUT#"$TOP"/}/build.log)"
+	echo "# check-kernel: $(cd "$TREE/build/debs" && echo *.deb)"
+done
 export SIW2_VM_KVER=$kver
 exec "$TREE/tests/vm/run.sh" "${args[@]}"

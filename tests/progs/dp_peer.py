@@ -48,6 +48,7 @@ Exit 0 = no FAIL, 1 = some FAIL, 2 = usage.
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -427,6 +428,20 @@ SIW_KNOWN = {
 # octet 2 (mpa_peer.py decode_term_ctrl), and its DDP Segment Length
 # counts the payload only.
 SIW_KNOWN_ALL = {"layout": "siw", "seglen": "payload"}
+
+
+def kernel_series(release=None):
+    """(major, minor) of a kernel release string, by default the running
+    kernel's (the guest's: Linux siw is built from that kernel's source)."""
+    m = re.match(r"(\d+)\.(\d+)", release or os.uname().release)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def siw_reports_qp_state(release=None):
+    """Linux siw before 6.8 (Debian 12's 6.1) leaves the state out of
+    query_qp ("RDMA/siw: Set qp_state in siw_query_qp", 2023): the target
+    reads RESET whatever the QP's state is."""
+    return kernel_series(release) >= (6, 8)
 
 
 # --------------------------------------------------------------------------
@@ -861,13 +876,16 @@ def field_ok(f, want, got, obs, s):
     return got == want
 
 
-def judge(s, obs, driver):
+def judge(s, obs, driver, release=None):
     """Returns (verdict, mismatches, known) where mismatches lists
-    (field, want, got) that are not accepted."""
+    (field, want, got) that are not accepted; release is the kernel's
+    (default the running one's)."""
     if "error" in obs:
         return "FAIL", [("run", "-", obs["error"])], []
     exp = expected(s)
     known = dict(SIW_KNOWN_ALL, **SIW_KNOWN.get(s.name, {})) if driver == "siw" else {}
+    if driver == "siw" and not siw_reports_qp_state(release):
+        known["qp"] = "RESET"
     bad, seen_known = [], []
     no_term = obs.get("term") in ("none", "short") and exp["term"] != obs.get("term")
     for f in FIELDS:
@@ -1149,6 +1167,15 @@ def cmd_selftest(out):
     obs["seglen"] = "34(ulpdu)"
     check("judge: the ULPDU_Length matches", judge(s, obs, "siw2")[0] == "MATCH",
           repr(judge(s, obs, "siw2")))
+    obs["qp"] = "RESET"
+    check("judge: siw on 6.1 reports no QP state: known",
+          judge(s, obs, "siw", "6.1.0-56-amd64")[0] == "KNOWN" and
+          ("qp", "ERR", "RESET") in judge(s, obs, "siw", "6.1.0-56-amd64")[2],
+          repr(judge(s, obs, "siw", "6.1.0-56-amd64")))
+    check("judge: ... but siw on 6.12 must report it",
+          judge(s, obs, "siw", "6.12.117+deb12-amd64")[0] == "FAIL")
+    check("judge: ... and siw2 always",
+          judge(s, obs, "siw2", "6.1.0-56-amd64")[0] == "FAIL")
     # The table: unique names, codes with names, IDs present.
     check("scenario names unique", len(SCN) == len(SCENARIOS))
     for s in SCENARIOS:
