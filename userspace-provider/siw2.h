@@ -24,6 +24,7 @@
 /* The build hides every symbol; siw2dv.h's functions are the exception. */
 #define SIW2_EXPORT __attribute__((visibility("default")))
 
+SIW2_DECLARE_DRV_CMD(siw2_reg_mr_cmd, ibv_reg_mr, siw2_ureq_reg_mr);
 SIW2_DECLARE_RESP(siw2_get_context_resp, ib_uverbs_get_context_resp,
 		  siw2_uresp_alloc_ctx);
 SIW2_DECLARE_RESP(siw2_create_cq_resp, ib_uverbs_create_cq_resp,

@@ -384,7 +384,7 @@ SIW2_CHECK_OFF(struct verbs_context_ops, unimport_pd, 600);
 
 /* ------------------------------------------------------------------ */
 /* Legacy command buffers: uverbs header followed by the core payload  */
-/* (the provider appends no request data of its own).                  */
+/* (and, for SIW2_DECLARE_DRV_CMD, the provider's request data).       */
 
 #define SIW2_DECLARE_CMD(name, kabi, size)                                 \
 	struct name {                                                      \
@@ -396,6 +396,19 @@ SIW2_CHECK_OFF(struct verbs_context_ops, unimport_pd, 600);
 			       sizeof(struct ib_uverbs_cmd_hdr) +          \
 				       sizeof(struct kabi),                \
 		       "ABI34: padding in " #name)
+
+/* A core command followed by siw2's request data (the verb's udata). */
+#define SIW2_DECLARE_DRV_CMD(name, core_cmd, drv_req)                       \
+	struct name {                                                       \
+		struct core_cmd ibv_cmd;                                    \
+		struct drv_req drv;                                         \
+	};                                                                  \
+	_Static_assert(offsetof(struct name, drv) ==                        \
+			       sizeof(struct core_cmd),                     \
+		       "ABI34: gap before driver data in " #name);          \
+	_Static_assert(sizeof(struct name) == sizeof(struct core_cmd) +     \
+						      sizeof(struct drv_req), \
+		       "ABI34: tail padding in " #name)
 
 SIW2_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context, 16);
 SIW2_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd, 16);

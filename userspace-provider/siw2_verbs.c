@@ -73,19 +73,27 @@ static int siw2_dealloc_pd(struct ibv_pd *pd)
 	return ret;
 }
 
+/* The Flush rights: IB_UVERBS_ACCESS_FLUSH_GLOBAL and _PERSISTENT. */
+#define SIW2_ACCESS_FLUSH	((1 << 8) | (1 << 9))
+
 static struct ibv_mr *siw2_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 				  uint64_t hca_va, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp = {};
-	struct ibv_reg_mr cmd = {};
+	struct siw2_reg_mr_cmd cmd = {};
 	struct siw2_mr *mr;
 	int ret;
 
+	/* A core that would refuse them: they travel as siw2's own data. */
+	if (to_sctx(pd->context)->caps & SIW2_UCTX_CAP_MR_FLUSH_UDATA) {
+		cmd.drv.access_flush = access & SIW2_ACCESS_FLUSH;
+		access &= ~SIW2_ACCESS_FLUSH;
+	}
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return NULL;
-	ret = ibv_cmd_reg_mr(pd, addr, len, hca_va, access, &mr->vmr, &cmd,
-			     sizeof(cmd), &resp, sizeof(resp));
+	ret = ibv_cmd_reg_mr(pd, addr, len, hca_va, access, &mr->vmr,
+			     &cmd.ibv_cmd, sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
 		free(mr);
 		errno = ret;

@@ -41,6 +41,17 @@
 #define IB_DEVICE_ATOMIC_WRITE BIT_ULL(40)
 #endif
 
+/*
+ * Before 6.2 the core also refuses IB_ACCESS_FLUSH_* in a user
+ * registration before siw2 sees it: the provider sends those rights in
+ * the registration's driver data (SIW2_UCTX_CAP_MR_FLUSH_UDATA).
+ */
+#ifdef SIW2_NO_IB_FLUSH
+#define SIW2_CORE_PASSES_FLUSH_ACCESS false
+#else
+#define SIW2_CORE_PASSES_FLUSH_ACCESS true
+#endif
+
 /* 6.3 made vma->vm_flags private to these two. */
 #ifdef SIW2_NO_VM_FLAGS_SET
 #define vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))

@@ -450,19 +450,53 @@ static int siw2_mr_pin_pages(struct siw2_mr *mr, struct ib_umem *umem)
 }
 
 /**
+ * siw2_mr_udata_access - add the Flush rights a registration's driver data
+ *	carries
+ * @udata: user data of ibv_reg_mr()
+ * @access: the registration's IB_ACCESS_* flags, updated
+ *
+ * The provider puts them there where the core would refuse them
+ * (SIW2_UCTX_CAP_MR_FLUSH_UDATA); any other bit, or data past the
+ * structure, is refused.
+ *
+ * Return: 0, -EFAULT, -EINVAL for other rights, -EOPNOTSUPP for more
+ * data than siw2 knows.
+ */
+static int siw2_mr_udata_access(struct ib_udata *udata, int *access)
+{
+	struct siw2_ureq_reg_mr req = {};
+	size_t len;
+
+	if (!udata || !udata->inlen)
+		return 0;
+	len = min_t(size_t, udata->inlen, sizeof(req));
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	if (ib_copy_from_udata(&req, udata, len))
+		return -EFAULT;
+	if (req.reserved || (req.access_flush & ~(IB_ACCESS_FLUSH_GLOBAL |
+						  IB_ACCESS_FLUSH_PERSISTENT)))
+		return -EINVAL;
+	*access |= req.access_flush;
+	return 0;
+}
+
+/**
  * siw2_reg_user_mr - register and pin user memory
  * @pd: PD
  * @start: user virtual address
  * @len: length in bytes
  * @iova: address the consumer uses for the region
  * @access: IB_ACCESS_* flags
- * @udata: user data (no input, no response)
+ * @udata: user data: struct siw2_ureq_reg_mr or nothing; no response
  *
  * Return: the MR, or ERR_PTR(-EINVAL) for an empty or oversized region or
  * inconsistent rights, -EOPNOTSUPP for unsupported rights (e.g. on-demand
- * paging), -EFAULT for memory that cannot be pinned, -EMEDIUMTYPE for a
- * durable registration (IB_ACCESS_FLUSH_PERSISTENT) of memory that is not
- * all persistent, -ENOMEM.
+ * paging) or driver data siw2 does not know, -EFAULT for memory that
+ * cannot be pinned, -EMEDIUMTYPE for a durable registration
+ * (IB_ACCESS_FLUSH_PERSISTENT) of memory that is not all persistent,
+ * -ENOMEM.
  */
 struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 			       u64 iova, int access, struct ib_udata *udata)
@@ -475,9 +509,9 @@ struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 		return ERR_PTR(-EINVAL);
 	if (iova + len < iova)
 		return ERR_PTR(-EINVAL);
-	rv = siw2_mr_check_access(access);
+	rv = siw2_mr_udata_access(udata, &access);
 	if (!rv)
-		rv = siw2_udata_no_input(udata);
+		rv = siw2_mr_check_access(access);
 	if (rv)
 		return ERR_PTR(rv);
 

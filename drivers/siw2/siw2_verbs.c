@@ -257,6 +257,8 @@ int siw2_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	to_siw2_uctx(uctx)->rings = READ_ONCE(siw2_user_rings);
 	if (to_siw2_uctx(uctx)->rings)
 		resp.caps |= SIW2_UCTX_CAP_RINGS;
+	if (!SIW2_CORE_PASSES_FLUSH_ACCESS)
+		resp.caps |= SIW2_UCTX_CAP_MR_FLUSH_UDATA;
 	rv = siw2_udata_no_input(udata);
 	if (rv)
 		return rv;

@@ -30,6 +30,12 @@
 enum {
 	/* CQs, send and receive queues and SRQs are mmap'ed rings. */
 	SIW2_UCTX_CAP_RINGS = 1 << 0,
+	/*
+	 * The kernel's RDMA core (before Linux 6.2) refuses the Flush
+	 * rights (IB_UVERBS_ACCESS_FLUSH_GLOBAL/_PERSISTENT) in a user
+	 * registration: they go in siw2_ureq_reg_mr.access_flush instead.
+	 */
+	SIW2_UCTX_CAP_MR_FLUSH_UDATA = 1 << 1,
 };
 
 /* Response to ibv_open_device() (alloc_ucontext). */
@@ -37,6 +43,17 @@ struct siw2_uresp_alloc_ctx {
 	__u32 dev_id;		/* device instance number, for diagnostics */
 	__u32 abi_version;	/* SIW2_ABI_VERSION */
 	__aligned_u64 caps;	/* SIW2_UCTX_CAP_* */
+};
+
+/*
+ * Driver data of ibv_reg_mr(): @access_flush holds Flush rights
+ * (IB_UVERBS_ACCESS_FLUSH_GLOBAL, _PERSISTENT) the kernel adds to the
+ * registration's, nothing else; @reserved is 0.  All 0, or absent, adds
+ * nothing.
+ */
+struct siw2_ureq_reg_mr {
+	__u32 access_flush;
+	__u32 reserved;
 };
 
 /*
