@@ -6,8 +6,8 @@ case (tests/vm/run.sh, "# guests: 2"; tests/vm/peer-guest.sh starts it).
 It listens on ADDR:PORT, on the network between the two guests only.  Each
 connection carries one command, base64 on one line (so that it may hold
 newlines), which runs under bash with the VM helpers (tests/vm/lib.sh,
-lib-peer.sh, lib-nfs.sh) sourced and R set to the results directory; the
-reply is the command's output (stdout and stderr) and a last line
+lib-peer.sh, lib-nfs.sh, lib-2vm.sh) sourced and R set to the results
+directory; the reply is the command's output (stdout and stderr) and a last line
 "AGENT RC <status>".  A command that starts a process to outlive it must
 redirect that process's output (the reply ends when every writer of the
 output pipe is gone).  The command "exit" ends the agent, and with it the
@@ -20,7 +20,8 @@ import subprocess
 import sys
 
 PRELUDE = ('source "$SIW2_TOP/tests/vm/lib.sh"; source "$SIW2_TOP/tests/vm/lib-peer.sh"; '
-           'R=$SIW2_RESULTS; source "$SIW2_TOP/tests/vm/lib-nfs.sh"; ')
+           'R=$SIW2_RESULTS; source "$SIW2_TOP/tests/vm/lib-nfs.sh"; '
+           'source "$SIW2_TOP/tests/vm/lib-2vm.sh"; ')
 
 
 def serve(conn):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # The second guest of a two-guest case (tests/vm/run.sh, "# guests: 2"):
-# its virtio-net NIC, joined to the case guest's by a QEMU socket network,
+# its virtio-net NIC, joined to the case guest's by a link of their own,
 # goes into namespace pa (so that lib-nfs.sh's server helpers work as in
 # one guest) as eth0 with 198.18.90.2/24, and tests/vm/peer-agent.py runs
 # there on port 7000 until the case says "exit" (lib-2vm.sh peer_exit).

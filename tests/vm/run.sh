@@ -25,9 +25,12 @@
 #
 # A case whose header has "# guests: 2" runs with a second guest
 # (tests/vm/peer-guest.sh) whose virtio-net NIC is joined to the case
-# guest's by a QEMU socket network on loopback (tests/vm/lib-2vm.sh); the
-# second guest's kernel log is judged as the case's, its logs kept as
-# <case>.peer.{out,dmesg,console}.
+# guest's by an Ethernet link of their own (tests/vm/lib-2vm.sh): as root,
+# two tap devices on a bridge in a network namespace made for the case
+# (the NICs get their checksum and segmentation offloads); otherwise, or
+# with SIW2_VM_LINK=socket, a QEMU socket network on loopback (no
+# offloads).  The second guest's kernel log is judged as the case's, its
+# logs kept as <case>.peer.{out,dmesg,console}.
 #
 # -j runs up to N guests at once (default: number of CPUs), the longest
 # first (tests/vm/durations); each guest takes 2 vCPUs on one host thread
@@ -101,22 +104,86 @@ klog_part() {
 }
 
 # A two-guest case ("# guests: 2" in its header, tests/vm/lib-2vm.sh):
+# link_make NAME TIMEOUT makes the two guests' Ethernet link, nothing else on it,
+# and sets link_kind and nic_a/nic_b (the case guest's and the peer's
+# -nic).
+#  tap     as root with /dev/net/tun: a bridge and two tap devices (MTU
+#          9000, the largest a case sets) in a network namespace of their
+#          own, held by a sleep process (link_ns) that outlives the case's
+#          budget by a minute at most, if run.sh itself is killed; both
+#          QEMUs run in it (vm.sh's SIW2_VM_NETNS) with vnet_hdr, so the
+#          virtio-net NICs have checksum and segmentation offloads, as on
+#          a real host.  Failing to make it fails the case (its .link log).
+#  socket  a QEMU socket network: the peer's NIC listens on a free
+#          loopback port, the case guest's connects.  QEMU's socket
+#          backend carries no virtio-net header: no offloads.
+# SIW2_VM_LINK=socket|tap chooses; the default is tap where it can be made.
+# The guests see the kind as the kernel command line's siw2_link.
+link_make() {
+	local name=$1 tmo=$2 want=${SIW2_VM_LINK:-}
+	link_ns=
+	rm -f "$LOGDIR/$name.link"
+	if [[ $want != socket && $(id -u) -eq 0 && -c /dev/net/tun ]]; then
+		unshare -n sleep $((2 * tmo + 60)) &
+		link_ns=$!
+		# Not before it is in its own namespace: the bridge would be
+		# made in ours.
+		local i me
+		me=$(readlink /proc/self/ns/net)
+		for ((i = 0; i < 100; i++)); do
+			[[ $(readlink "/proc/$link_ns/ns/net" 2>/dev/null) == "$me" ]] || break
+			sleep 0.05
+		done
+		if [[ $(readlink "/proc/$link_ns/ns/net" 2>/dev/null) != "$me" ]] &&
+		   kill -0 "$link_ns" 2>/dev/null && nsenter -t "$link_ns" -n sh -ec '
+			ip link add br0 mtu 9000 type bridge stp_state 0 forward_delay 0
+			for t in tapa tapb; do
+				ip tuntap add dev $t mode tap vnet_hdr
+				ip link set $t mtu 9000 master br0 up
+			done
+			ip link set br0 up' >"$LOGDIR/$name.link" 2>&1; then
+			rm -f "$LOGDIR/$name.link"
+			link_kind=tap
+			nic_a="tap,ifname=tapa,script=no,downscript=no,vnet_hdr=on"
+			nic_b="tap,ifname=tapb,script=no,downscript=no,vnet_hdr=on"
+			return 0
+		fi
+		link_drop
+		return 1
+	fi
+	[[ $want == tap ]] && { echo "SIW2_VM_LINK=tap needs root and /dev/net/tun" >"$LOGDIR/$name.link"; return 1; }
+	link_kind=socket
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	nic_b="socket,listen=127.0.0.1:$port"
+	nic_a="socket,connect=127.0.0.1:$port"
+	peer_port=$port
+}
+
+# link_drop: the tap link's namespace goes with its holder (and the
+# bridge and taps with it).
+link_drop() {
+	[[ -n ${link_ns:-} ]] || return 0
+	kill "$link_ns" 2>/dev/null
+	wait "$link_ns" 2>/dev/null
+	link_ns=
+}
+
 # peer_start NAME TIMEOUT boots the second guest (tests/vm/peer-guest.sh)
-# with its virtio-net NIC listening on a free loopback port (peer_port)
-# for the case guest's, a QEMU socket network: the two guests' Ethernet
-# link, nothing else on it.  peer_stop waits for it to power off (the case
-# ends its agent, peer_exit) or kills it after 30 s, and keeps its logs as
+# on the link.  peer_stop waits for it to power off (the case ends its
+# agent, peer_exit) or kills it after 30 s, and keeps its logs as
 # <case>.peer.{out,dmesg,console}; peer_rc is its status.
 peer_start() {
 	local name=$1 tmo=$2
 	peer_res=$SCRATCH/$name.peer
 	rm -rf "$peer_res" "$peer_res.pid" "$LOGDIR/$name.peer".{out,dmesg,console}
 	mkdir -p "$peer_res"
-	peer_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	SIW2_VM_PIDFILE=$peer_res.pid \
-	SIW2_VM_NIC="socket,listen=127.0.0.1:$peer_port,model=virtio-net-pci,mac=52:54:00:90:00:02" \
+	SIW2_VM_PIDFILE=$peer_res.pid SIW2_VM_NETNS=${link_ns:-} \
+	SIW2_VM_APPEND="${SIW2_VM_APPEND:-} siw2_link=$link_kind" \
+	SIW2_VM_NIC="$nic_b,model=virtio-net-pci,mac=52:54:00:90:00:02" \
 		vm_boot "$peer_res" "$tmo" "$LOGDIR/$name.peer.console" run "$SIW2_TOP/tests/vm/peer-guest.sh" &
 	peer_job=$!
+	[[ $link_kind == socket ]] || return 0
 	# Not by connecting: QEMU would take that for the other guest.
 	local i
 	for ((i = 0; i < 300; i++)); do
@@ -163,14 +230,19 @@ run_case() {
 		rc=1; echo "no usable kernel/initramfs" >"$LOGDIR/$name.console"
 	elif grep -Eq '^#[[:space:]]*guests:[[:space:]]*2' "$case"; then
 		peer_rc=
-		if peer_start "$name" "$tmo"; then
-			SIW2_VM_NIC="socket,connect=127.0.0.1:$peer_port,model=virtio-net-pci,mac=52:54:00:90:00:01" \
+		if ! link_make "$name" "$tmo"; then
+			rc=1; cp "$LOGDIR/$name.link" "$LOGDIR/$name.console"
+		elif peer_start "$name" "$tmo"; then
+			SIW2_VM_NETNS=${link_ns:-} SIW2_VM_APPEND="${SIW2_VM_APPEND:-} siw2_link=$link_kind" \
+			SIW2_VM_NIC="$nic_a,model=virtio-net-pci,mac=52:54:00:90:00:01" \
 				vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
 			rc=$?
+			peer_stop "$name"
 		else
 			rc=1; echo "the peer guest's NIC never listened" >"$LOGDIR/$name.console"
+			peer_stop "$name"
 		fi
-		peer_stop "$name"
+		link_drop
 	else
 		vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
 		rc=$?

@@ -37,8 +37,9 @@
 # SIW2_VM_NIC (QEMU's -nic; default none: the guest has no network to the
 # outside. tools/fuzz-long.sh gives it user-mode networking with ports
 # forwarded from the host's loopback, so traffic stays on this machine;
-# run.sh joins a two-guest case's guests by a socket network on loopback),
-# SIW2_VM_PIDFILE (QEMU writes its pid there).
+# run.sh joins a two-guest case's guests by a tap link or a socket network),
+# SIW2_VM_PIDFILE (QEMU writes its pid there), SIW2_VM_NETNS (the pid of a
+# process whose network namespace QEMU runs in: run.sh's tap link).
 #
 # Emulated persistent memory (opt-in; without it the guest boots exactly as
 # before): a script whose header has the line "# pmem: 256M", or
@@ -255,6 +256,7 @@ vm_boot() {
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$SIW2_TOP,mount_tag=siw2top,security_model=none,readonly=on"
 		-virtfs "local,path=$resdir,mount_tag=siw2res,security_model=none")
+	[[ -z ${SIW2_VM_NETNS:-} ]] || qemu=(nsenter -t "$SIW2_VM_NETNS" -n -- "${qemu[@]}")
 	# timeout: TERM first, KILL if QEMU lingers.  --foreground keeps QEMU in
 	# our process group so that Ctrl-C stops it too instead of orphaning it.
 	if [[ $mode == demo ]]; then
