@@ -72,7 +72,7 @@ fi
 # 79-debs installs the Debian packages: built from the copy, as make
 # check's debs stage builds them from the tree.
 for a in "${args[@]}"; do
-	[[ $(basename "$a") == 79-debs.sh ]] || continue
+	[[ $(basename -- "$a") == 79-debs.sh ]] || continue
 	"$TREE/tools/build-debs.sh" >>"$OUT/build.log" 2>&1 ||
 		die "the Debian packages (${OUT#"$TOP"/}/build.log)"
 	echo "# check-kernel: $(cd "$TREE/build/debs" && echo *.deb)"
