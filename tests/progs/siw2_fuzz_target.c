@@ -39,7 +39,10 @@
  * K is the fuzzer's number for the connection: the ULP private data of its
  * MPA Request or Reply starts with "FZ" and K as a big-endian u32 (-1 when
  * it does not).
- *   HANG n                    (the connection outlived --conn-timeout)
+ *   HANG n                    (the connection outlived --conn-timeout;
+ *                             with SIW2_FUZZ_HANG_CMD set, that shell
+ *                             command's output follows, taken before the
+ *                             target ends the connection)
  *   DONE conns=N est=N guard_fail=N hang=N
  * Exit status: 0 = no guard failure, no hang; 1 = some, or a setup
  * failure; 2 = usage.
@@ -685,6 +688,22 @@ static void handle_cm(void)
 		die_errno("rdma_get_cm_event");
 }
 
+/*
+ * What the stuck connection looks like from here (the kernel's endpoint
+ * and socket), while it is still stuck.
+ */
+static void hang_report(void)
+{
+	const char *cmd = getenv("SIW2_FUZZ_HANG_CMD");
+
+	if (!cmd || !*cmd)
+		return;
+	fflush(stdout);
+	if (system(cmd) == -1)
+		out("HANG-CMD failed: %s", strerror(errno));
+	fflush(stdout);
+}
+
 /* A connection that outlived --conn-timeout: say so and end it. */
 static void check_hangs(void)
 {
@@ -700,6 +719,7 @@ static void check_hangs(void)
 			s->hang = true;
 			n_hang++;
 			out("HANG %ld est=%d after %.1fs", n_done, s->ever_est, age);
+			hang_report();
 			if (s->qp)
 				rdma_disconnect(s->id);
 		} else if (s->hang && age > 2 * opt.conn_timeout + 5) {

@@ -60,6 +60,10 @@ P=/sys/module/siw2/parameters
 FAILED=()
 : >"$R/summary.txt"
 
+# A connection the target finds stuck (HANG) is shown as the kernel sees
+# it before the target ends it: siw2's endpoints and the sockets.
+export SIW2_FUZZ_HANG_CMD='{ cat /sys/kernel/debug/siw2/*/connections; ss -tnie; } 2>&1 | sed "s/^/  hang| /"'
+
 # phase NAME MODE ROLE CASES [TARGET-ARGS]: one target, one fuzzer run.
 # ROLE init: the target listens, the fuzzer connects.  ROLE resp: the
 # fuzzer listens first, then the target starts connecting.
@@ -92,7 +96,7 @@ phase() {
 	wait "$tpid"
 	trc=$?
 	grep -E '^(FAIL|STOP)' "$R/$name.fuzz" | head -20 | cut -c1-300 | sed "s/^/  $name| /"
-	grep -E '^(FAIL|HANG|BUSY)' "$R/$name.target" | head -5 | sed "s/^/  $name target| /"
+	grep -E '^(FAIL|HANG|BUSY|  hang\|)' "$R/$name.target" | head -60 | sed "s/^/  $name target| /"
 	sum=$(grep '^FUZZ ' "$R/$name.fuzz")
 	done_line=$(grep '^DONE ' "$R/$name.target")
 	log "$name: fuzzer rc $rc, target rc $trc, $(( (${EPOCHREALTIME/./} - t0) / 1000000 )) s"
