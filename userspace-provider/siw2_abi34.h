@@ -397,19 +397,6 @@ SIW2_CHECK_OFF(struct verbs_context_ops, unimport_pd, 600);
 				       sizeof(struct kabi),                \
 		       "ABI34: padding in " #name)
 
-/* A core command followed by siw2's request data (the verb's udata). */
-#define SIW2_DECLARE_DRV_CMD(name, core_cmd, drv_req)                       \
-	struct name {                                                       \
-		struct core_cmd ibv_cmd;                                    \
-		struct drv_req drv;                                         \
-	};                                                                  \
-	_Static_assert(offsetof(struct name, drv) ==                        \
-			       sizeof(struct core_cmd),                     \
-		       "ABI34: gap before driver data in " #name);          \
-	_Static_assert(sizeof(struct name) == sizeof(struct core_cmd) +     \
-						      sizeof(struct drv_req), \
-		       "ABI34: tail padding in " #name)
-
 SIW2_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context, 16);
 SIW2_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd, 16);
 SIW2_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr, 48);
@@ -435,21 +422,26 @@ SIW2_CHECK_SIZE(struct ib_uverbs_create_srq_resp, 16);
 SIW2_CHECK_SIZE(struct ib_uverbs_ex_query_device_resp, 304);
 
 /*
- * Response buffer = core response immediately followed by the driver's
- * udata. The static check proves the compiler inserted no padding between
- * or after them, so the kernel's udata offset matches ours.
+ * Response (or driver command) buffer = the core part immediately
+ * followed by the driver's udata. The static check proves the compiler
+ * inserted no padding between or after them, so the kernel's udata offset
+ * matches ours.
  */
-#define SIW2_DECLARE_RESP(name, kabi_resp, drv_resp)                        \
+#define SIW2_DECLARE_WITH_DRV(name, core, core_field, drv_data)            \
 	struct name {                                                       \
-		struct kabi_resp ibv_resp;                                  \
-		struct drv_resp drv;                                        \
+		struct core core_field;                                     \
+		struct drv_data drv;                                        \
 	};                                                                  \
-	_Static_assert(offsetof(struct name, drv) ==                        \
-			       sizeof(struct kabi_resp),                    \
+	_Static_assert(offsetof(struct name, drv) == sizeof(struct core),   \
 		       "ABI34: gap before driver data in " #name);          \
-	_Static_assert(sizeof(struct name) == sizeof(struct kabi_resp) +    \
-						      sizeof(struct drv_resp), \
+	_Static_assert(sizeof(struct name) == sizeof(struct core) +         \
+						      sizeof(struct drv_data), \
 		       "ABI34: tail padding in " #name)
+#define SIW2_DECLARE_RESP(name, kabi_resp, drv_resp) \
+	SIW2_DECLARE_WITH_DRV(name, kabi_resp, ibv_resp, drv_resp)
+/* A core command followed by siw2's request data (the verb's udata). */
+#define SIW2_DECLARE_DRV_CMD(name, core_cmd, drv_req) \
+	SIW2_DECLARE_WITH_DRV(name, core_cmd, ibv_cmd, drv_req)
 
 /* ------------------------------------------------------------------ */
 /* Functions exported by libibverbs.so.1 under IBVERBS_PRIVATE_34      */

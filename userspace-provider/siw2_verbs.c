@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "siw2.h"
+#include "siw2dv.h"
 
 static int siw2_query_device(struct ibv_context *ctx,
 			     const struct ibv_query_device_ex_input *input,
@@ -73,8 +74,8 @@ static int siw2_dealloc_pd(struct ibv_pd *pd)
 	return ret;
 }
 
-/* The Flush rights: IB_UVERBS_ACCESS_FLUSH_GLOBAL and _PERSISTENT. */
-#define SIW2_ACCESS_FLUSH	((1 << 8) | (1 << 9))
+#define SIW2_ACCESS_FLUSH \
+	(SIW2DV_ACCESS_FLUSH_GLOBAL | SIW2DV_ACCESS_FLUSH_PERSISTENT)
 
 static struct ibv_mr *siw2_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 				  uint64_t hca_va, int access)

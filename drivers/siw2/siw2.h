@@ -584,6 +584,7 @@ void siw2_obj_put(struct siw2_device *sdev, enum siw2_obj kind);
 int siw2_obj_count(struct siw2_device *sdev, enum siw2_obj kind);
 void siw2_count_device(int delta);
 int siw2_count_devices(void);
+int siw2_udata_input(struct ib_udata *udata, void *req, size_t len);
 int siw2_udata_no_input(struct ib_udata *udata);
 int siw2_udata_respond(struct ib_udata *udata, const void *resp, size_t len);
 

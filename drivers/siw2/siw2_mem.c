@@ -465,16 +465,10 @@ static int siw2_mr_pin_pages(struct siw2_mr *mr, struct ib_umem *umem)
 static int siw2_mr_udata_access(struct ib_udata *udata, int *access)
 {
 	struct siw2_ureq_reg_mr req = {};
-	size_t len;
+	int rv = siw2_udata_input(udata, &req, sizeof(req));
 
-	if (!udata || !udata->inlen)
-		return 0;
-	len = min_t(size_t, udata->inlen, sizeof(req));
-	if (udata->inlen > len &&
-	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
-		return -EOPNOTSUPP;
-	if (ib_copy_from_udata(&req, udata, len))
-		return -EFAULT;
+	if (rv)
+		return rv;
 	if (req.reserved || (req.access_flush & ~(IB_ACCESS_FLUSH_GLOBAL |
 						  IB_ACCESS_FLUSH_PERSISTENT)))
 		return -EINVAL;

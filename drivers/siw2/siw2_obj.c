@@ -84,20 +84,41 @@ int siw2_count_devices(void)
 }
 
 /**
- * siw2_udata_no_input - reject driver input that siw2 does not define
+ * siw2_udata_input - copy a verb's driver request
  * @udata: user data of a verb, or NULL for a kernel caller
+ * @req: the request structure, zeroed by the caller (a shorter request
+ *	leaves the rest zero)
+ * @len: its size; 0 for a verb that takes no driver input
  *
- * No siw2 verb takes driver-specific input yet; anything non-zero is a
- * provider from a newer ABI that this kernel cannot honour.
+ * Input past @len that is not all zero comes from a provider of a newer
+ * ABI that this kernel cannot honour.
+ *
+ * Return: 0, -EOPNOTSUPP, or -EFAULT.
+ */
+int siw2_udata_input(struct ib_udata *udata, void *req, size_t len)
+{
+	size_t n;
+
+	if (!udata || !udata->inlen)
+		return 0;
+	n = min(udata->inlen, len);
+	if (udata->inlen > n &&
+	    !ib_is_udata_cleared(udata, n, udata->inlen - n))
+		return -EOPNOTSUPP;
+	if (n && ib_copy_from_udata(req, udata, n))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * siw2_udata_no_input - reject driver input for a verb that takes none
+ * @udata: user data of a verb, or NULL for a kernel caller
  *
  * Return: 0 or -EOPNOTSUPP.
  */
 int siw2_udata_no_input(struct ib_udata *udata)
 {
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
-	return 0;
+	return siw2_udata_input(udata, NULL, 0);
 }
 
 /**

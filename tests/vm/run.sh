@@ -232,14 +232,15 @@ run_case() {
 		peer_rc=
 		if ! link_make "$name" "$tmo"; then
 			rc=1; cp "$LOGDIR/$name.link" "$LOGDIR/$name.console"
-		elif peer_start "$name" "$tmo"; then
-			SIW2_VM_NETNS=${link_ns:-} SIW2_VM_APPEND="${SIW2_VM_APPEND:-} siw2_link=$link_kind" \
-			SIW2_VM_NIC="$nic_a,model=virtio-net-pci,mac=52:54:00:90:00:01" \
-				vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
-			rc=$?
-			peer_stop "$name"
 		else
-			rc=1; echo "the peer guest's NIC never listened" >"$LOGDIR/$name.console"
+			if peer_start "$name" "$tmo"; then
+				SIW2_VM_NETNS=${link_ns:-} SIW2_VM_APPEND="${SIW2_VM_APPEND:-} siw2_link=$link_kind" \
+				SIW2_VM_NIC="$nic_a,model=virtio-net-pci,mac=52:54:00:90:00:01" \
+					vm_boot "$res" "$tmo" "$LOGDIR/$name.console" run "$case"
+				rc=$?
+			else
+				rc=1; echo "the peer guest's NIC never listened" >"$LOGDIR/$name.console"
+			fi
 			peer_stop "$name"
 		fi
 		link_drop
