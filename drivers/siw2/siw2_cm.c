@@ -1122,10 +1122,16 @@ static void siw2_cep_fin_wait(struct siw2_cep *cep)
  * @cep: endpoint, locked, in RDMA mode
  *
  * FIN now; the CLOSE upcall follows once the peer's FIN is in
- * (siw2_cep_fin_wait()) or the step times out.
+ * (siw2_cep_fin_wait()) or the step times out. A socket that failed
+ * before this close request was handled (its state change may still be
+ * pending behind it) ends as a reset, with the error status it has.
  */
 static void siw2_cep_shutdown(struct siw2_cep *cep)
 {
+	if (siw2_cep_sock_event(cep, false) == SIW2_CEV_RESET) {
+		siw2_cep_close(cep, SIW2_CEV_RESET, -ECONNRESET, NULL);
+		return;
+	}
 	kernel_sock_shutdown(cep->sock, SHUT_WR);
 	siw2_cep_step(cep, SIW2_CEV_ULP_CLOSE);
 	siw2_cep_kick(cep, SIW2_CEPI_STATE);

@@ -278,7 +278,8 @@ static enum siw2_cep_action spec_action(unsigned int s, unsigned int in)
  * The events each action may take, written out from what it does: reading
  * a frame may meet the peer's FIN, a reset or a malformed frame, and the
  * QP may be gone when RDMA mode begins (abort); a failed handshake is a
- * reset or a TCP timeout. A listener's accept steps only the new endpoints.
+ * reset or a TCP timeout; a close request meets a socket already reset. A
+ * listener's accept steps only the new endpoints.
  */
 static const u32 action_events_spec[N_ACTIONS] = {
 	[ACT(NONE)] = 0,
@@ -295,7 +296,7 @@ static const u32 action_events_spec[N_ACTIONS] = {
 			    EVB(PROTO) | EVB(ABORT),
 	[ACT(WATCH)] = EVB(PEER_CLOSE) | EVB(RESET),
 	[ACT(FIN_WAIT)] = EVB(DONE) | EVB(PEER_CLOSE) | EVB(RESET),
-	[ACT(SHUTDOWN)] = EVB(ULP_CLOSE),
+	[ACT(SHUTDOWN)] = EVB(ULP_CLOSE) | EVB(RESET),
 };
 
 /* The states that wait on the peer (or the ULP) under a timeout. */
