@@ -217,6 +217,16 @@ reap() {
 	_rc=$?
 }
 
+# perftest_cm_race C S: perftest's -R data connection came before its
+# server listened again: the client's output C shows REJECTED -111 (or
+# Connection refused) and the server's S no error.  perftest 4.5's own
+# retry then fails, at times crashing inside librdmacm (rc 139), and the
+# server waits for a client that never comes.  Repeat such a run once.
+perftest_cm_race() {
+	grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$1" &&
+		! grep -Eiq "error|fail" "$2"
+}
+
 siw_rx_stalled() {
 	ip netns exec "$1" ss -Htn state established "( sport = :$2 )" |
 		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { if ($i > 0) { print "Recv-Q " $0; f = 1 } break } }

@@ -242,8 +242,7 @@ pt_again() {
 	local pair=$1 o=$2
 	if [[ -n $STALL && ( $pair == siw:* || $pair == *:siw ) ]]; then
 		echo "hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled)"
-	elif grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$o.c" &&
-		! grep -Eiq "error|fail" "$o.s"; then
+	elif perftest_cm_race "$o.c" "$o.s"; then
 		echo "perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails)"
 	elif pt_calibration_only "$o"; then
 		echo "perftest's clock calibration failed, the run's only fault besides the figures it spoiled"
