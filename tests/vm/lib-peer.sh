@@ -227,6 +227,17 @@ perftest_cm_race() {
 		! grep -Eiq "error|fail" "$2"
 }
 
+# perftest_race_retry OUT RC TRY: true when try TRY 1 of a perftest run,
+# client output OUT.c and server output OUT.s, failed (RC) by that race;
+# it is logged and the outputs kept as OUT.c.try1 and OUT.s.try1.  The
+# caller then stops its server and runs once more.
+perftest_race_retry() {
+	(( $2 && $3 == 1 )) && perftest_cm_race "$1.c" "$1.s" || return 1
+	log "${1##*/}: client rc $2: perftest's data connection came before its server listened again; once more"
+	mv "$1.c" "$1.c.try1"
+	mv "$1.s" "$1.s.try1"
+}
+
 siw_rx_stalled() {
 	ip netns exec "$1" ss -Htn state established "( sport = :$2 )" |
 		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { if ($i > 0) { print "Recv-Q " $0; f = 1 } break } }

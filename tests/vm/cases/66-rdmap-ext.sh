@@ -116,12 +116,9 @@ perftest() {
 		wait_tcp_listen "$sp" 18515 20 || { bad "$name: server not listening"; show "$name.s"; return 1; }
 		ip netns exec pb timeout 90 stdbuf -oL "$@" -R -d s2b "$SRV" >"$R/$name.c" 2>&1
 		rc=$?
-		if (( rc && try == 1 )) && perftest_cm_race "$R/$name.c" "$R/$name.s"; then
-			log "$name: client rc $rc: perftest's data connection came before its server listened again; once more"
+		if perftest_race_retry "$R/$name" "$rc" "$try"; then
 			kill "$sp" 2>/dev/null
 			wait "$sp" 2>/dev/null
-			mv "$R/$name.c" "$R/$name.c.try1"
-			mv "$R/$name.s" "$R/$name.s.try1"
 			continue
 		fi
 		wait "$sp"

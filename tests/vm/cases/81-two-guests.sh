@@ -109,18 +109,6 @@ rping_here_srv() {
 	log "$name: $n pings of $size octets validated (the peer's client)"
 }
 
-# pt_race_again TOOL NAME RC TRY: true when the first try of a perftest
-# run failed by perftest's own connection race (lib-peer.sh
-# perftest_cm_race): the peer's server is stopped and the outputs kept as
-# NAME.c.try1 and NAME.s.try1, for one more try.
-pt_race_again() {
-	(( $3 && $4 == 1 )) && perftest_cm_race "$R/$2.c" "$R/$2.s" || return 1
-	log "$2: client rc $3: perftest's data connection came before its server listened again; once more"
-	peer "pkill -x $1" >/dev/null 2>&1
-	mv "$R/$2.c" "$R/$2.c.try1"
-	mv "$R/$2.s" "$R/$2.s.try1"
-}
-
 # write_bw NAME [MSS_MIN]: ib_write_bw -R for 4 s, server on the peer; with
 # MSS_MIN, the connection's TCP MSS must exceed it.
 write_bw() {
@@ -139,7 +127,8 @@ write_bw() {
 		wait "$cp"
 		rc=$?
 		peer "cat \$R/srv.out" >"$R/$name.s"
-		pt_race_again ib_write_bw "$name" "$rc" "$try" || break
+		perftest_race_retry "$R/$name" "$rc" "$try" || break
+		peer "pkill -x ib_write_bw" >/dev/null 2>&1
 	done
 	bw=$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $4; exit }' "$R/$name.c")
 	(( rc == 0 )) && [[ $bw =~ ^[0-9.]+$ ]] && awk -v b="$bw" 'BEGIN { exit !(b > 0) }' ||
@@ -160,7 +149,8 @@ send_lat() {
 		timeout 90 ib_send_lat -R -d s2a -p "$port" -s 64 -n 1000 "$SRV" >"$R/$name.c" 2>&1
 		rc=$?
 		peer "cat \$R/srv.out" >"$R/$name.s"
-		pt_race_again ib_send_lat "$name" "$rc" "$try" || break
+		perftest_race_retry "$R/$name" "$rc" "$try" || break
+		peer "pkill -x ib_send_lat" >/dev/null 2>&1
 	done
 	lat=$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $5; exit }' "$R/$name.c")
 	(( rc == 0 )) && [[ $lat =~ ^[0-9.]+$ ]] ||
