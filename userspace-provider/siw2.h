@@ -12,6 +12,7 @@
 
 #include "siw2_abi34.h"
 #include <rdma/siw2-abi.h>
+#include "siw2dv.h"
 
 #define SIW2_PROVIDER_NAME "siw2"
 
@@ -190,10 +191,8 @@ void siw2_qp_ex_init(struct siw2_qp *qp);
 void siw2_wr_imm64(struct ibv_qp_ex *qpx, unsigned int opcode, uint32_t rkey,
 		   uint64_t remote_addr, uint32_t inv, uint64_t imm);
 void siw2_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
-		    uint64_t remote_addr, uint32_t len);
-void siw2_wr_commit_log(struct ibv_qp_ex *qpx, uint32_t rkey,
-			uint64_t remote_addr, uint32_t len,
-			uint32_t log_rkey, uint64_t log_addr, uint64_t value);
+		    uint64_t remote_addr, uint32_t len, unsigned int type,
+		    const struct siw2dv_commit_log *log);
 void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
 			   uint32_t rkey, uint64_t remote_addr,
 			   uint64_t compare_add, uint64_t compare_add_mask,

@@ -878,60 +878,74 @@ void siw2_wr_masked_atomic(struct ibv_qp_ex *qpx, unsigned int opcode,
 	}
 }
 
-/* An RDMA Commit entry, or NULL; it names no local buffer. */
-static struct siw2_sq_wqe *wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
-				     uint64_t remote_addr, uint32_t len)
-{
-	struct siw2_sq_wqe *e = wr_ext(qpx, SIW2_SQ_OP_FLUSH, rkey,
-					  remote_addr);
-
-	if (e) {
-		e->commit.len = len;
-		/* So no data setter can name one. */
-		to_sqp_ex(qpx)->wr_cur = NULL;
-	}
-	return e;
-}
-
 /**
  * siw2_wr_commit - start an RDMA Commit work request
  * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
  * @rkey: remote STag; @remote_addr: the range's first octet
  * @len: octets of the range (0: nothing to commit)
+ * @type: SIW2DV_COMMIT_PERSISTENT (the range must become durable) and/or
+ *	SIW2DV_COMMIT_GLOBAL (visibility is enough when PERSISTENT is not
+ *	set): the values of IBV_FLUSH_PERSISTENT and IBV_FLUSH_GLOBAL
+ * @log: NULL, or a log update: @log->addr 8-byte aligned (SIW2-DEC-1)
+ *
+ * A bad type or a misaligned log word fails the batch with EINVAL. On a
+ * kernel that predates SIW2_UCTX_CAP_COMMIT_TYPE every Commit is sent as
+ * one that needs durability, and such a kernel completes one of memory
+ * that is not durable successfully.
  */
 void siw2_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
-		    uint64_t remote_addr, uint32_t len)
+		    uint64_t remote_addr, uint32_t len, unsigned int type,
+		    const struct siw2dv_commit_log *log)
 {
-	wr_commit(qpx, rkey, remote_addr, len);
-}
-
-/**
- * siw2_wr_commit_log - start an RDMA Commit with a log update
- * @qpx: QP between ibv_wr_start() and ibv_wr_complete()
- * @rkey: remote STag; @remote_addr: the range's first octet
- * @len: octets of the range (0: nothing to commit)
- * @log_rkey: remote STag of the log word; @log_addr: the word, 8-byte
- *	aligned (else the work request fails with EINVAL)
- * @value: stored there, its bytes as they lie in memory (SIW2-DEC-1)
- */
-void siw2_wr_commit_log(struct ibv_qp_ex *qpx, uint32_t rkey,
-			uint64_t remote_addr, uint32_t len,
-			uint32_t log_rkey, uint64_t log_addr, uint64_t value)
-{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
 	struct siw2_sq_wqe *e;
 
-	if (log_addr & 7) {
-		wr_fail(to_sqp_ex(qpx), EINVAL);
+	if (!type || (type & ~(SIW2DV_COMMIT_GLOBAL | SIW2DV_COMMIT_PERSISTENT)) ||
+	    (log && (log->addr & 7))) {
+		wr_fail(qp, EINVAL);
 		return;
 	}
-	e = wr_commit(qpx, rkey, remote_addr, len);
-	if (e) {
-		e->commit.flags = SIW2_COMMIT_F_LOG;
-		e->commit.log_stag = log_rkey;
-		e->commit.log_to = log_addr;
-		e->commit.log_value = value;
+	e = wr_ext(qpx, SIW2_SQ_OP_FLUSH, rkey, remote_addr);
+	if (!e)
+		return;
+	e->commit.len = len;
+	if (!(type & SIW2DV_COMMIT_PERSISTENT) &&
+	    (to_sctx(qpx->qp_base.context)->caps & SIW2_UCTX_CAP_COMMIT_TYPE))
+		e->commit.flags |= SIW2_COMMIT_F_GLOBAL;
+	if (log) {
+		e->commit.flags |= SIW2_COMMIT_F_LOG;
+		e->commit.log_stag = log->rkey;
+		e->commit.log_to = log->addr;
+		e->commit.log_value = log->value;
 	}
+	/* So no data setter can name one. */
+	qp->wr_cur = NULL;
 }
+
+#ifdef SIW2_HAVE_WR_FLUSH
+/*
+ * ibv_wr_flush() (rdma-core 45 and later): a range is one RDMA Commit of
+ * it; the persistent type needs a durable target, the global one does
+ * not (SIW2-DEC-2). A whole MR cannot be named on the wire: the
+ * Requester does not know its length (DEC-18).
+ */
+static void qpx_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			 uint64_t remote_addr, size_t len, uint8_t type,
+			 uint8_t level)
+{
+	struct siw2_qp *qp = to_sqp_ex(qpx);
+
+	if (level == IBV_FLUSH_MR) {
+		wr_fail(qp, EOPNOTSUPP);
+		return;
+	}
+	if (level != IBV_FLUSH_RANGE || len > UINT32_MAX) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	siw2_wr_commit(qpx, rkey, remote_addr, len, type, NULL);
+}
+#endif
 
 /* The 8 bytes go inline: no buffer of the caller's is read later. */
 static void qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -1092,6 +1106,9 @@ void siw2_qp_ex_init(struct siw2_qp *qp)
 	qpx->wr_atomic_cmp_swp = qpx_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = qpx_wr_atomic_fetch_add;
 	qpx->wr_atomic_write = qpx_wr_atomic_write;
+#ifdef SIW2_HAVE_WR_FLUSH
+	qpx->wr_flush = qpx_wr_flush;
+#endif
 	qpx->wr_local_inv = qpx_wr_local_inv;
 	qpx->wr_rdma_write_imm = qpx_wr_rdma_write_imm;
 	qpx->wr_send_imm = qpx_wr_send_imm;

@@ -302,7 +302,7 @@ static int siw2_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 enum {
 	SIW2_QP_INIT_MASK = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-	/* What the send queue ring takes (no atomics, no immediate data). */
+	/* What the send queue ring takes: the builders siw2_qp_ex_init() sets. */
 	SIW2_QP_SEND_OPS = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND |
 			   IBV_QP_EX_WITH_SEND_WITH_INV |
 			   IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_LOCAL_INV |
@@ -310,7 +310,11 @@ enum {
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 			   IBV_QP_EX_WITH_ATOMIC_WRITE |
 			   IBV_QP_EX_WITH_SEND_WITH_IMM |
-			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+#ifdef SIW2_HAVE_WR_FLUSH
+			   IBV_QP_EX_WITH_FLUSH |
+#endif
+			   0,
 };
 
 /*

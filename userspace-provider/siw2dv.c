@@ -91,7 +91,8 @@ SIW2_EXPORT void siw2dv_wr_commit(struct ibv_qp_ex *qpx, uint32_t rkey,
 				  uint64_t remote_addr, uint32_t len)
 {
 	if (dv_qpx(qpx))
-		siw2_wr_commit(qpx, rkey, remote_addr, len);
+		siw2_wr_commit(qpx, rkey, remote_addr, len,
+			       SIW2DV_COMMIT_PERSISTENT, NULL);
 }
 
 SIW2_EXPORT void siw2dv_wr_commit_log(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -99,9 +100,22 @@ SIW2_EXPORT void siw2dv_wr_commit_log(struct ibv_qp_ex *qpx, uint32_t rkey,
 				      uint32_t log_rkey, uint64_t log_addr,
 				      uint64_t value)
 {
+	const struct siw2dv_commit_log log = {
+		.rkey = log_rkey, .addr = log_addr, .value = value,
+	};
+
 	if (dv_qpx(qpx))
-		siw2_wr_commit_log(qpx, rkey, remote_addr, len, log_rkey,
-				   log_addr, value);
+		siw2_wr_commit(qpx, rkey, remote_addr, len,
+			       SIW2DV_COMMIT_PERSISTENT, &log);
+}
+
+SIW2_EXPORT void siw2dv_wr_commit_ex(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint32_t len,
+				     unsigned int type,
+				     const struct siw2dv_commit_log *log)
+{
+	if (dv_qpx(qpx))
+		siw2_wr_commit(qpx, rkey, remote_addr, len, type, log);
 }
 
 SIW2_EXPORT void siw2dv_wr_masked_atomic_fetch_add(struct ibv_qp_ex *qpx,

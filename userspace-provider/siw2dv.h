@@ -31,8 +31,10 @@ extern "C" {
  * 3: RDMA Commit: siw2dv_wr_commit(), siw2dv_wr_commit_log(),
  *    SIW2DV_ACCESS_FLUSH_*,
  *    SIW2DV_WC_COMMIT, SIW2DV_COMMIT_STATUS_*
+ * 4: siw2dv_wr_commit_ex(), SIW2DV_COMMIT_GLOBAL/_PERSISTENT, struct
+ *    siw2dv_commit_log, SIW2DV_COMMIT_STATUS_NOT_DURABLE/_LOG_REFUSED
  */
-#define SIW2DV_VERSION 3
+#define SIW2DV_VERSION 4
 
 /* True if @ctx is a device context of this siw2 provider. */
 bool siw2dv_is_siw2_context(struct ibv_context *ctx);
@@ -109,13 +111,25 @@ void siw2dv_wr_masked_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey,
  * The range is durable only in an MR the peer registered with
  * SIW2DV_ACCESS_FLUSH_PERSISTENT, which ibv_reg_mr() refuses with
  * EMEDIUMTYPE unless every page is persistent memory (a device-DAX
- * mapping); SIW2DV_ACCESS_FLUSH_GLOBAL, or no flag, gives global
- * visibility only. (rdma-core 44 names neither flag; these are the
- * kernel's IB_UVERBS_ACCESS_FLUSH_* bits.)
+ * mapping). A range in any other MR is placed and globally visible but
+ * not durable: the peer answers "not durable" (SIW2-DEC-2). (rdma-core
+ * 44 names neither flag; these are the kernel's IB_UVERBS_ACCESS_FLUSH_*
+ * bits, which rdma-core 45 and later call IBV_ACCESS_FLUSH_*.)
  *
- * It completes as SIW2DV_WC_COMMIT (the kernel's IB_UVERBS_WC_FLUSH):
- * IBV_WC_SUCCESS, or IBV_WC_REM_OP_ERR with the peer's Status in
- * vendor_err, the QP staying usable (SIW2DV_COMMIT_STATUS_*).
+ * siw2dv_wr_commit() and siw2dv_wr_commit_log() need durability. They
+ * complete as SIW2DV_WC_COMMIT (the kernel's IB_UVERBS_WC_FLUSH, which
+ * rdma-core 45 and later call IBV_WC_FLUSH): IBV_WC_SUCCESS once the
+ * range is durable; IBV_WC_REM_ACCESS_ERR with vendor_err
+ * SIW2DV_COMMIT_STATUS_NOT_DURABLE if the peer could only make it
+ * visible; IBV_WC_REM_OP_ERR with the peer's Status in vendor_err for
+ * any other failure. The QP stays usable in each case
+ * (SIW2DV_COMMIT_STATUS_*).
+ *
+ * With rdma-core 45 or later, ibv_wr_flush() does the same with the
+ * standard verb (IBV_QP_EX_WITH_FLUSH): IBV_FLUSH_RANGE only
+ * (IBV_FLUSH_MR fails ibv_wr_complete() with EOPNOTSUPP), and
+ * IBV_FLUSH_GLOBAL without IBV_FLUSH_PERSISTENT completes successfully
+ * on a range that is visible but not durable.
  */
 #define SIW2DV_ACCESS_FLUSH_GLOBAL	(1 << 8)
 #define SIW2DV_ACCESS_FLUSH_PERSISTENT	(1 << 9)
@@ -124,6 +138,8 @@ enum {
 	SIW2DV_COMMIT_STATUS_MEDIA = 1,	/* not made durable, still in memory */
 	SIW2DV_COMMIT_STATUS_LIMIT = 2,	/* beyond the peer's limits */
 	SIW2DV_COMMIT_STATUS_RETRY = 3,	/* transient: may be retried */
+	SIW2DV_COMMIT_STATUS_NOT_DURABLE = 4,	/* visible, not durable */
+	SIW2DV_COMMIT_STATUS_LOG_REFUSED = 5,	/* durable log, volatile range */
 };
 void siw2dv_wr_commit(struct ibv_qp_ex *qp, uint32_t rkey,
 		      uint64_t remote_addr, uint32_t len);
@@ -134,17 +150,40 @@ void siw2dv_wr_commit(struct ibv_qp_ex *qp, uint32_t rkey,
  * peer stores the 8 bytes of @value, as they lie in this process's
  * memory, at @log_addr of its STag @log_rkey in one aligned store and
  * makes them durable too, before it answers. If the commit fails, the
- * word is left alone. @log_addr must be 8-byte aligned (else
- * ibv_wr_complete() fails with EINVAL) and the word needs REMOTE_WRITE.
- * A bad log word (unknown STag, no rights, out of bounds, misaligned in
- * the peer's memory) ends the connection like a bad range. A peer
- * without the extension answers SIW2DV_COMMIT_STATUS_LIMIT and stores
- * nothing.
+ * word is left alone. A log word in durable memory is never stored
+ * after a range that is not durable: the peer answers
+ * SIW2DV_COMMIT_STATUS_LOG_REFUSED (IBV_WC_REM_OP_ERR) and stores
+ * nothing. A word in memory that is not durable is stored (visible
+ * only) and the Commit answered "not durable". @log_addr must be 8-byte
+ * aligned (else ibv_wr_complete() fails with EINVAL) and the word needs
+ * REMOTE_WRITE. A bad log word (unknown STag, no rights, out of bounds,
+ * misaligned in the peer's memory) ends the connection like a bad
+ * range. A peer without the extension answers SIW2DV_COMMIT_STATUS_LIMIT
+ * and stores nothing.
  */
 void siw2dv_wr_commit_log(struct ibv_qp_ex *qp, uint32_t rkey,
 			  uint64_t remote_addr, uint32_t len,
 			  uint32_t log_rkey, uint64_t log_addr,
 			  uint64_t value);
+
+/*
+ * Either of the above with the placement type said: @type
+ * SIW2DV_COMMIT_PERSISTENT (as siw2dv_wr_commit()), or
+ * SIW2DV_COMMIT_GLOBAL alone, which completes successfully when the
+ * peer could make the range (and log word) only visible; the values of
+ * IBV_FLUSH_PERSISTENT and IBV_FLUSH_GLOBAL. @log is NULL or a log
+ * update. Another @type fails ibv_wr_complete() with EINVAL.
+ */
+#define SIW2DV_COMMIT_GLOBAL		(1 << 0)
+#define SIW2DV_COMMIT_PERSISTENT	(1 << 1)
+struct siw2dv_commit_log {
+	uint32_t rkey;		/* the peer's STag of the log word */
+	uint64_t addr;		/* the word, 8-byte aligned */
+	uint64_t value;		/* stored as it lies in memory */
+};
+void siw2dv_wr_commit_ex(struct ibv_qp_ex *qp, uint32_t rkey,
+			 uint64_t remote_addr, uint32_t len, unsigned int type,
+			 const struct siw2dv_commit_log *log);
 
 /*
  * The completion at the cursor of @cq (between ibv_start_poll() and

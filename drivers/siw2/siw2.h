@@ -314,6 +314,7 @@ struct siw2_sqe {
 	bool bad;	/* a ring entry that failed its checks */
 	bool inv_imm;
 	bool commit_log;
+	bool commit_global;	/* visibility is enough (SIW2-DEC-2) */
 	/* The opcode's rules say which one it has (siw2_wr.c). */
 	union {
 		struct siw2_atomic_op atomic;

@@ -155,6 +155,8 @@ enum siw2_tx_kind {
  * @req_id: Atomic Request: its Request Identifier
  * @orig: Atomic Response: the target's value before the operation
  * @commit_status: Commit Response: its Status (DEC-13)
+ * @wb_on: an RDMA Commit's range is being written back, @wb_done octets
+ *	of it so far in @wb_lines cache lines (a run does a budget's worth)
  * @rv: RDMAP version of every message sent (DEC-4)
  * @ext: the peer takes the RFC 7306 messages
  * @hdr: MPA length and DDP/RDMAP header of the FPDU being sent
@@ -211,6 +213,9 @@ struct siw2_tx {
 	u32 req_id;
 	u64 orig;
 	u32 commit_status;
+	bool wb_on;
+	u32 wb_done;
+	u32 wb_lines;
 	u8 rv;
 	bool ext;
 	u8 hdr[SIW2_TX_HDR_MAX];

@@ -646,15 +646,20 @@ static int siw2_copy_inline(struct siw2_qp *qp, u8 *dst,
 	return 0;
 }
 
+/* What a kernel RDMA Commit carries beyond its struct ib_send_wr. */
+struct siw2_commit_wr {
+	u32 len;		/* the range's octets */
+	bool global;		/* visibility is enough (SIW2-DEC-2) */
+	const struct siw2_commit_log_info *log;	/* or NULL */
+};
+
 /*
  * Fill the SQ slot @sqe (ring index @slot) from @wr; @ibuf: inline data;
- * @commit_len: an RDMA Commit's range length, @log: its log update or
- * NULL.
+ * @cw: an RDMA Commit's range and log update, else NULL.
  */
 static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 			  const struct ib_send_wr *wr, const u8 *ibuf,
-			  u32 commit_len,
-			  const struct siw2_commit_log_info *log)
+			  const struct siw2_commit_wr *cw)
 {
 	u32 rules = siw2_wr_rules_of(wr->opcode);
 	u32 i;
@@ -687,11 +692,12 @@ static void siw2_sqe_fill(struct siw2_qp *qp, struct siw2_sqe *sqe, u32 slot,
 		sqe->imm = (u64)be32_to_cpu(wr->ex.imm_data) << 32;
 	if (rules & SIW2_WRF_INV)
 		sqe->inv_stag = wr->ex.invalidate_rkey;
-	if (rules & SIW2_WRF_COMMIT) {
-		sqe->len = commit_len;
-		sqe->commit_log = log;
-		if (log)
-			sqe->log = *log;
+	if ((rules & SIW2_WRF_COMMIT) && cw) {
+		sqe->len = cw->len;
+		sqe->commit_global = cw->global;
+		sqe->commit_log = cw->log;
+		if (cw->log)
+			sqe->log = *cw->log;
 	}
 	if (rules & SIW2_WRF_KVERB) {
 		sqe->reg_mr = to_siw2_mr(reg_wr(wr)->mr);
@@ -747,8 +753,8 @@ static int siw2_rq_doorbell(struct siw2_qp *qp)
  * completes at once, flushed. Sets *@posted when it was queued.
  */
 static int siw2_sq_post(struct siw2_qp *qp, const struct ib_send_wr *wr,
-			const u8 *ibuf, u32 commit_len,
-			const struct siw2_commit_log_info *log, bool *posted)
+			const u8 *ibuf, const struct siw2_commit_wr *cw,
+			bool *posted)
 {
 	struct siw2_sqe *sqe;
 	unsigned long flags;
@@ -770,7 +776,7 @@ static int siw2_sq_post(struct siw2_qp *qp, const struct ib_send_wr *wr,
 		} else {
 			siw2_sqe_fill(qp, sqe,
 				      siw2_wq_slot(&qp->sq, qp->sq.count),
-				      wr, ibuf, commit_len, log);
+				      wr, ibuf, cw);
 			siw2_wq_push(&qp->sq);
 			*posted = true;
 		}
@@ -826,7 +832,7 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (!rv && (wr->send_flags & IB_SEND_INLINE))
 			rv = siw2_copy_inline(qp, ibuf, wr);
 		if (!rv)
-			rv = siw2_sq_post(qp, wr, ibuf, 0, NULL, &posted);
+			rv = siw2_sq_post(qp, wr, ibuf, NULL, &posted);
 		if (rv)
 			break;
 	}
@@ -847,20 +853,27 @@ int siw2_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
  * @log: NULL, or a log update: once the range is durable, the peer
  *	stores the 8 octets of @log->value at @log->raddr (8-octet aligned)
  *	of @log->rkey and makes them durable too (SIW2-DEC-1)
+ * @type: SIW2_COMMIT_PERSISTENT (the range must become durable), or
+ *	SIW2_COMMIT_GLOBAL alone (global visibility is enough), as the
+ *	core's IB_FLUSH_* placement types
  * @send_flags: IB_SEND_SIGNALED, IB_SEND_FENCE
  *
  * The kernel's IB_WR_FLUSH has no work request structure that carries a
  * length, so kernel consumers call this instead of ib_post_send(). It
  * completes on the send CQ as IB_WC_FLUSH: IB_WC_SUCCESS once the peer
- * made the range durable, IB_WC_REM_OP_ERR with the Commit Response's
- * Status in vendor_err if it could not (the QP stays in RTS, DEC-13).
+ * made the range durable (or visible, for SIW2_COMMIT_GLOBAL);
+ * IB_WC_REM_ACCESS_ERR with vendor_err SIW2_COMMIT_STATUS_NOT_DURABLE
+ * when a persistent Commit's range (or log word) is not in memory the
+ * peer registered durable (SIW2-DEC-2); IB_WC_REM_OP_ERR with the Commit
+ * Response's Status in vendor_err for any other failure. The QP stays in
+ * RTS in each case (DEC-13).
  *
  * Return: 0, -EOPNOTSUPP when the peer did not negotiate Commit, -EINVAL
- * for a QP of user space, unknown flags or a misaligned log word,
- * -ENOTCONN before RTS, -ENOMEM when the send queue is full.
+ * for a QP of user space, unknown flags or type, or a misaligned log
+ * word, -ENOTCONN before RTS, -ENOMEM when the send queue is full.
  */
 int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
-		     u32 len, const struct siw2_commit_log *log,
+		     u32 len, const struct siw2_commit_log *log, u32 type,
 		     int send_flags)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
@@ -874,12 +887,18 @@ int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
 		.rkey = rkey,
 	};
 	struct siw2_commit_log_info li = {};
+	struct siw2_commit_wr cw = {
+		.len = len,
+		.global = !(type & SIW2_COMMIT_PERSISTENT),
+		.log = log ? &li : NULL,
+	};
 	bool posted = false;
 	int rv;
 
 	/* Only a siw2 QP is a struct siw2_qp. */
 	if (ibqp->device->ops.post_send != siw2_post_send || ibqp->uobject ||
 	    (send_flags & ~(IB_SEND_SIGNALED | IB_SEND_FENCE)) ||
+	    !type || (type & ~(SIW2_COMMIT_GLOBAL | SIW2_COMMIT_PERSISTENT)) ||
 	    (log && (log->raddr & 7)))
 		return -EINVAL;
 	if (log) {
@@ -889,8 +908,7 @@ int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
 	}
 	rv = siw2_wr_check(qp, IB_WR_FLUSH, false, 0, len);
 	if (!rv)
-		rv = siw2_sq_post(qp, &wr.wr, NULL, len, log ? &li : NULL,
-				  &posted);
+		rv = siw2_sq_post(qp, &wr.wr, NULL, &cw, &posted);
 	siw2_sq_posted(qp, posted);
 	return rv;
 }

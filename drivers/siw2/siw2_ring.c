@@ -163,7 +163,7 @@ static enum ib_wr_opcode siw2_sq_ring_op(u8 op)
  */
 static bool siw2_sq_commit_ok(const struct siw2_sq_wqe *e)
 {
-	if (e->commit.flags & ~SIW2_COMMIT_F_LOG)
+	if (e->commit.flags & ~(SIW2_COMMIT_F_LOG | SIW2_COMMIT_F_GLOBAL))
 		return false;
 	if (e->commit.flags & SIW2_COMMIT_F_LOG)
 		return !(e->commit.log_to & 7);
@@ -251,6 +251,7 @@ static void siw2_sq_fill(struct siw2_wq *wq, u32 slot, const void *entry)
 	if (siw2_wr_rules(e->opcode) & SIW2_WRF_COMMIT) {
 		sqe->len = e->commit.len;	/* checked: <= U32_MAX */
 		sqe->commit_log = e->commit.flags & SIW2_COMMIT_F_LOG;
+		sqe->commit_global = e->commit.flags & SIW2_COMMIT_F_GLOBAL;
 		sqe->log.stag = e->commit.log_stag;
 		sqe->log.to = e->commit.log_to;
 		sqe->log.value = e->commit.log_value;

@@ -1132,24 +1132,30 @@ static void siw2_rx_end_atomic_resp(struct siw2_qp *qp)
 }
 
 /*
- * The Commit is answered: Status 0 completes it successfully; any other
- * Status (DEC-13) completes it with IB_WC_REM_OP_ERR and the Status in
- * vendor_err, and the stream goes on (COMMIT-ERR-3).
+ * The Commit is answered. Its Status and what the work request asked for
+ * (durability, or global visibility) give the completion status
+ * (siw2_commit_wc_status(): DEC-13, SIW2-DEC-2); a failure carries the
+ * Status in vendor_err, and the stream goes on (COMMIT-ERR-3).
  */
 static void siw2_rx_end_commit_resp(struct siw2_qp *qp)
 {
 	struct siw2_rx *rx = &qp->rx;
 	u32 status = rx->info.commit_status;
+	const struct siw2_sqe *sqe;
+	enum ib_wc_status wc;
 	struct siw2_orqe o;
 	unsigned long flags;
+	bool global;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	o = *siw2_orq_head(qp);	/* the segment's begin found it */
 	siw2_orq_pop(qp);
+	sqe = siw2_wq_at(&qp->sq, o.slot);
+	global = sqe->commit_global;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	rx->msn_expect[SIW2_QN_RESPONSE]++;
-	siw2_rx_orq_done(qp, o.slot, 0,
-			 status ? IB_WC_REM_OP_ERR : IB_WC_SUCCESS, status);
+	wc = siw2_commit_wc_status(status, global);
+	siw2_rx_orq_done(qp, o.slot, 0, wc, wc == IB_WC_SUCCESS ? 0 : status);
 }
 
 /* The peer ended the stream (RFC 5040 5.4): report, never answer. */

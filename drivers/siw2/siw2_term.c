@@ -2,7 +2,9 @@
 /*
  * siw2: Terminate -> completion status and async event (DIGEST 3.5,
  * DEC-11). One table, first match wins; a Terminate that matches no row
- * is treated as an operation error. Pure: KUnit tests it.
+ * is treated as an operation error. Also the completion of an RDMA
+ * Commit by its Response's Status, which is no Terminate. Pure: KUnit
+ * tests it.
  */
 
 #include <linux/kernel.h>
@@ -95,4 +97,27 @@ enum ib_event_type siw2_term_qp_event(u8 layer, u8 etype, u8 code)
 	const struct siw2_term_map *m = siw2_term_lookup(layer, etype, code);
 
 	return m ? m->event : IB_EVENT_QP_FATAL;
+}
+
+/**
+ * siw2_commit_wc_status - completion status of an answered RDMA Commit
+ * @status: the Commit Response's Status (enum siw2_commit_status)
+ * @global: the Requester asked for global visibility only
+ *	(IB_FLUSH_GLOBAL); else for durability (IB_FLUSH_PERSISTENT)
+ *
+ * "Visible, not durable" satisfies a global Commit; a persistent one
+ * fails as rdma_rxe fails a persistent FLUSH of memory registered
+ * without that right, with IB_WC_REM_ACCESS_ERR (SIW2-DEC-2). Any other
+ * non-zero Status is IB_WC_REM_OP_ERR (DEC-13). None of them ends the
+ * stream (COMMIT-ERR-3).
+ *
+ * Return: IB_WC_SUCCESS, IB_WC_REM_ACCESS_ERR or IB_WC_REM_OP_ERR.
+ */
+enum ib_wc_status siw2_commit_wc_status(u32 status, bool global)
+{
+	if (status == SIW2_COMMIT_ST_OK)
+		return IB_WC_SUCCESS;
+	if (status == SIW2_COMMIT_ST_NOT_DURABLE)
+		return global ? IB_WC_SUCCESS : IB_WC_REM_ACCESS_ERR;
+	return IB_WC_REM_OP_ERR;
 }

@@ -230,19 +230,21 @@ TRACE_EVENT(siw2_dp_commit,
  * was written back, 0 when its MR is not durable.
  */
 TRACE_EVENT(siw2_dp_commit_log,
-	    TP_PROTO(u32 qpn, u32 req_id, u64 to, u32 lines),
-	    TP_ARGS(qpn, req_id, to, lines),
+	    TP_PROTO(u32 qpn, u32 req_id, u64 to, u32 lines, u32 status),
+	    TP_ARGS(qpn, req_id, to, lines, status),
 	    TP_STRUCT__entry(__field(u32, qpn)
 			     __field(u32, req_id)
 			     __field(u64, to)
-			     __field(u32, lines)),
+			     __field(u32, lines)
+			     __field(u32, status)),
 	    TP_fast_assign(__entry->qpn = qpn;
 			   __entry->req_id = req_id;
 			   __entry->to = to;
-			   __entry->lines = lines;),
-	    TP_printk("qp=%u commit log req_id %u to 0x%llx lines %u",
+			   __entry->lines = lines;
+			   __entry->status = status;),
+	    TP_printk("qp=%u commit log req_id %u to 0x%llx lines %u status %u",
 		      __entry->qpn, __entry->req_id, __entry->to,
-		      __entry->lines));
+		      __entry->lines, __entry->status));
 
 DECLARE_EVENT_CLASS(siw2_cep_why_class,
 		    TP_PROTO(u32 id, const char *why),

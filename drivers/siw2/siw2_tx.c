@@ -162,6 +162,7 @@ void siw2_tx_release(struct siw2_qp *qp)
 		siw2_tx_put_irqe(tx);
 	siw2_tx_put_src(tx);
 	tx->kind = SIW2_TX_IDLE;
+	tx->wb_on = false;
 	tx->fpdu_left = 0;
 }
 
@@ -546,71 +547,126 @@ static u32 siw2_cache_lines(const void *p, u32 n)
 	       L1_CACHE_BYTES;
 }
 
-/*
- * A Commit's log update, once its commit succeeded (SIW2-DEC-1,
- * COMMIT-ATOM-2): one aligned 8-octet store (RX checked the alignment),
- * then the word's cache line written back if its MR is durable.
- * Return: the lines written back.
- */
-static u32 siw2_tx_commit_log(const struct siw2_irqe *e)
+/* Registered durable: a Commit writes its lines back (DEC-14). */
+static bool siw2_mr_durable(const struct siw2_mr *mr)
 {
-	void *kaddr;
-
-	siw2_mr_kaddr(e->log_mr, e->log.to, sizeof(u64), &kaddr);
-	WRITE_ONCE(*(u64 *)kaddr, e->log.value);
-	if (!(READ_ONCE(e->log_mr->access) & IB_ACCESS_FLUSH_PERSISTENT))
-		return 0;
-	arch_wb_cache_pmem(kaddr, sizeof(u64));
-	return 1;
+	return READ_ONCE(mr->access) & IB_ACCESS_FLUSH_PERSISTENT;
 }
 
 /*
- * Make the range of the RDMA Commit at the head of the IRQ durable, then
- * its response (COMMIT-DUR-1). Placement is synchronous, so every Write
- * that came before the Commit is in memory now (COMMIT-ORD-1). A durable
- * MR has the CPU cache lines of exactly its range written back; any
- * other range only becomes globally visible (COMMIT-DUR-4, DEC-14). RX
- * checked STag, rights and bounds (COMMIT-ACC-1). A log update follows
- * the commit. Return: false if the stream ended instead (DEC-20).
+ * A Commit's log update (SIW2-DEC-1, COMMIT-ATOM-2): one aligned 8-octet
+ * store (RX checked the alignment), then the word's cache line written
+ * back if its MR is durable. A word in durable memory would outlive a
+ * range that is not: it is not stored then, and the Status says so.
+ * Return: the Status the log update leaves.
  */
-static bool siw2_tx_commit_exec(struct siw2_qp *qp)
+static u32 siw2_tx_commit_log(struct siw2_qp *qp, const struct siw2_irqe *e,
+			      bool range_durable)
 {
-	struct siw2_irqe *e = &qp->tx.irqe;
-	u32 done = 0, lines = 0, n;
+	bool durable = siw2_mr_durable(e->log_mr);
 	void *kaddr;
 
-	if (!e->status && e->mr &&
-	    (READ_ONCE(e->mr->access) & IB_ACCESS_FLUSH_PERSISTENT)) {
-		while (done < e->len) {
-			n = siw2_mr_kaddr(e->mr, e->src_to + done,
-					  e->len - done, &kaddr);
-			arch_wb_cache_pmem(kaddr, n);
-			lines += siw2_cache_lines(kaddr, n);
-			done += n;
-		}
+	if (durable && !range_durable) {
+		trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
+					 0, SIW2_COMMIT_ST_LOG_REFUSED);
+		return SIW2_COMMIT_ST_LOG_REFUSED;
 	}
+	siw2_mr_kaddr(e->log_mr, e->log.to, sizeof(u64), &kaddr);
+	WRITE_ONCE(*(u64 *)kaddr, e->log.value);
+	if (durable)
+		arch_wb_cache_pmem(kaddr, sizeof(u64));
+	wmb();	/* the word's write-back before the Response */
+	trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
+				 durable, 0);
+	return durable ? SIW2_COMMIT_ST_OK : SIW2_COMMIT_ST_NOT_DURABLE;
+}
+
+/*
+ * Make the range of the RDMA Commit at the head of the IRQ durable
+ * (COMMIT-DUR-1). Placement is synchronous, so every Write that came
+ * before the Commit is in memory now (COMMIT-ORD-1). A durable MR has
+ * the CPU cache lines of exactly its range written back, a budget's
+ * worth per engine run, so that a large range shares the engine's
+ * worker with other QPs; any other range only becomes globally visible
+ * (COMMIT-DUR-4, DEC-14). RX checked STag, rights and bounds
+ * (COMMIT-ACC-1).
+ */
+static void siw2_tx_commit_wb(struct siw2_qp *qp, size_t *budget)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_irqe *e = &tx->irqe;
+	u32 chunk, n;
+	void *kaddr;
+
+	chunk = min_t(size_t, e->len - tx->wb_done,
+		      max_t(size_t, *budget, PAGE_SIZE));
+	*budget -= min_t(size_t, *budget, chunk);
+	while (chunk) {
+		n = siw2_mr_kaddr(e->mr, e->src_to + tx->wb_done, chunk,
+				  &kaddr);
+		arch_wb_cache_pmem(kaddr, n);
+		tx->wb_lines += siw2_cache_lines(kaddr, n);
+		tx->wb_done += n;
+		chunk -= n;
+	}
+	if (tx->wb_done == e->len)
+		tx->wb_on = false;
+}
+
+/*
+ * The range is done: the log update, the invalidation and the Response.
+ * Status 0 only if every octet named is durable; "visible, not durable"
+ * otherwise (SIW2-DEC-2). Return: false if the stream ended instead
+ * (DEC-20).
+ */
+static bool siw2_tx_commit_answer(struct siw2_qp *qp)
+{
+	struct siw2_irqe *e = &qp->tx.irqe;
+	u32 status = e->status;
+	bool range_durable;
+
 	/* Ordered before the Response leaves (and before any later store). */
 	wmb();
+	/* A Status decided at arrival came with no range looked up. */
+	range_durable = status || !e->len || siw2_mr_durable(e->mr);
+	if (!range_durable)
+		status = SIW2_COMMIT_ST_NOT_DURABLE;
 	/* The log word only once the range is durable (COMMIT-ATOM-2). */
-	if (!e->status && e->log_mr) {
-		n = siw2_tx_commit_log(e);
-		wmb();	/* the word's write-back before the Response */
-		trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
-					 n);
-	}
-	/* DEC-20: an Invalidate STag only after a successful commit. */
-	if (!e->status && e->inv_stag &&
+	if ((status == SIW2_COMMIT_ST_OK ||
+	     status == SIW2_COMMIT_ST_NOT_DURABLE) && e->log_mr)
+		/* The worse of the two: 0 < NOT_DURABLE < LOG_REFUSED. */
+		status = max(status, siw2_tx_commit_log(qp, e, range_durable));
+	/* DEC-20: an Invalidate STag only after a commit carried out. */
+	if ((status == SIW2_COMMIT_ST_OK ||
+	     status == SIW2_COMMIT_ST_NOT_DURABLE) && e->inv_stag &&
 	    siw2_mr_invalidate(qp->sdev, qp->base.pd, e->inv_stag)) {
 		siw2_tx_put_irqe(&qp->tx);
 		qp->tx.kind = SIW2_TX_IDLE;
 		siw2_tx_terminate_inv(qp);
 		return false;
 	}
-	qp->tx.commit_status = e->status;
+	qp->tx.commit_status = status;
 	trace_siw2_dp_commit(qp->base.qp_num, e->req_id, e->src_to, e->len,
-			     lines, e->status);
+			     qp->tx.wb_lines, status);
 	siw2_tx_msg(&qp->tx, SIW2_OP_COMMIT_RESP, 0);	/* COMMIT-HDR-4 */
 	return true;
+}
+
+/* Start answering the RDMA Commit just taken from the IRQ. */
+static bool siw2_tx_commit_start(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+	struct siw2_irqe *e = &tx->irqe;
+
+	tx->wb_done = 0;
+	tx->wb_lines = 0;
+	/* No message yet: siw2_tx_msg_sent() must not see the last one's. */
+	tx->len = 0;
+	tx->fpdus = 0;
+	tx->wb_on = !e->status && e->len && siw2_mr_durable(e->mr);
+	if (tx->wb_on)
+		return true;
+	return siw2_tx_commit_answer(qp);
 }
 
 /* Take the oldest inbound Read, Atomic or Commit to answer, if any. */
@@ -639,7 +695,7 @@ static bool siw2_tx_pick_rresp(struct siw2_qp *qp)
 		return true;
 	}
 	if (tx->irqe.op == SIW2_OP_COMMIT_REQ)
-		return siw2_tx_commit_exec(qp);
+		return siw2_tx_commit_start(qp);
 	if (tx->irqe.op == SIW2_OP_READ_V2_REQ) {
 		/* One untagged message on QN 3 (V2-READ-1, V2-READ-7). */
 		siw2_tx_msg(tx, SIW2_OP_READ_V2_RESP, tx->irqe.len);
@@ -1163,6 +1219,13 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 			return false;
 		if (!budget)
 			return true;
+		if (tx->wb_on) {
+			/* A Commit's write-back, a budget's worth per run. */
+			siw2_tx_commit_wb(qp, &budget);
+			if (!tx->wb_on)
+				siw2_tx_commit_answer(qp);
+			continue;
+		}
 		if (tx->kind != SIW2_TX_IDLE) {
 			siw2_tx_build(qp);	/* not all sent: see above */
 			continue;

@@ -259,6 +259,7 @@ int siw2_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 		resp.caps |= SIW2_UCTX_CAP_RINGS;
 	if (!SIW2_CORE_PASSES_FLUSH_ACCESS)
 		resp.caps |= SIW2_UCTX_CAP_MR_FLUSH_UDATA;
+	resp.caps |= SIW2_UCTX_CAP_COMMIT_TYPE;
 	rv = siw2_udata_no_input(udata);
 	if (rv)
 		return rv;

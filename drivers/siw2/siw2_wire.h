@@ -258,6 +258,8 @@ enum siw2_commit_status {
 	SIW2_COMMIT_ST_MEDIA = 1,	/* durability or media failure; data still in the buffer */
 	SIW2_COMMIT_ST_LIMITS = 2,	/* beyond implementation limits, e.g. AMB-14 */
 	SIW2_COMMIT_ST_RETRY = 3,	/* transient: the Requester may retry */
+	SIW2_COMMIT_ST_NOT_DURABLE = 4,	/* visible, not all durable (SIW2-DEC-2) */
+	SIW2_COMMIT_ST_LOG_REFUSED = 5,	/* durable word, volatile range (SIW2-DEC-1) */
 };
 
 /* Immediate Data: the message's 8 octets, or a Send with Immediate's last. */

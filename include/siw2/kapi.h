@@ -20,6 +20,19 @@ enum {
 	SIW2_COMMIT_STATUS_MEDIA = 1,	/* durability failed; data in buffer */
 	SIW2_COMMIT_STATUS_LIMIT = 2,	/* exceeds implementation limits */
 	SIW2_COMMIT_STATUS_RETRY = 3,	/* transient: may be retried */
+	SIW2_COMMIT_STATUS_NOT_DURABLE = 4,	/* visible only (SIW2-DEC-2) */
+	SIW2_COMMIT_STATUS_LOG_REFUSED = 5,	/* word durable, range not */
+};
+
+/*
+ * siw2_post_commit() @type: what the Requester needs, as the core's
+ * IB_FLUSH_GLOBAL and IB_FLUSH_PERSISTENT. PERSISTENT fails a Commit
+ * whose range the peer could not make durable (SIW2-DEC-2); GLOBAL alone
+ * is satisfied by a range that is only globally visible.
+ */
+enum {
+	SIW2_COMMIT_GLOBAL = 1 << 0,
+	SIW2_COMMIT_PERSISTENT = 1 << 1,
 };
 
 /**
@@ -36,7 +49,7 @@ struct siw2_commit_log {
 };
 
 int siw2_post_commit(struct ib_qp *ibqp, u64 wr_id, u32 rkey, u64 raddr,
-		     u32 len, const struct siw2_commit_log *log,
+		     u32 len, const struct siw2_commit_log *log, u32 type,
 		     int send_flags);
 
 #endif /* SIW2_KAPI_H */

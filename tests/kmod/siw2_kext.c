@@ -28,12 +28,16 @@
  *   flush-wr    IB_WR_FLUSH through ib_post_send() is refused
  *               (-EOPNOTSUPP: no kernel work request carries its length)
  *   commit      with commit=1 (the connection negotiated Commit) a Write
- *               and an RDMA Commit of it through siw2_post_commit()
- *               complete, the Commit as IB_WC_FLUSH; with commit=0 the
- *               post fails with -EOPNOTSUPP (DEC-4)
- *   commit-log  (commit=1) a Commit with a log update (SIW2-DEC-1): a
- *               misaligned log word is refused (-EINVAL), an aligned one
- *               reads back as the value after the Commit completed
+ *               and a persistent RDMA Commit of it through
+ *               siw2_post_commit(): the peer's memory is not durable, so
+ *               it completes as IB_WC_FLUSH with IB_WC_REM_ACCESS_ERR and
+ *               vendor_err 4, and a global Commit of it on the same QP
+ *               then succeeds (SIW2-DEC-2); with commit=0 the post fails
+ *               with -EOPNOTSUPP (DEC-4); a type of 0 is -EINVAL
+ *   commit-log  (commit=1) a global Commit with a log update
+ *               (SIW2-DEC-1): a misaligned log word is refused (-EINVAL),
+ *               an aligned one reads back as the value after the Commit
+ *               completed
  */
 
 #include <linux/completion.h>
@@ -502,11 +506,11 @@ static void kx_commit_log_step(void)
 
 	kx_seed(5120, 0);
 	rv = siw2_post_commit(kx_id->qp, 10, peer.rkey, peer.addr + 4096, 1000,
-			      &log, IB_SEND_SIGNALED);
+			      &log, SIW2_COMMIT_GLOBAL, IB_SEND_SIGNALED);
 	CHECK(rv == -EINVAL, "commit-log misaligned word refused (rv %d)", rv);
 	log.raddr = peer.addr + 5120;
 	rv = siw2_post_commit(kx_id->qp, 11, peer.rkey, peer.addr + 4096, 1000,
-			      &log, IB_SEND_SIGNALED);
+			      &log, SIW2_COMMIT_GLOBAL, IB_SEND_SIGNALED);
 	if (!rv && !kx_poll(&wc))
 		rv = -ETIMEDOUT;
 	CHECK(!rv && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_FLUSH &&
@@ -528,19 +532,33 @@ static void kx_commit_step(void)
 	CHECK(rv == -EOPNOTSUPP, "flush-wr IB_WR_FLUSH refused (rv %d)", rv);
 	if (!commit) {
 		rv = siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
-				      1000, NULL, IB_SEND_SIGNALED);
+				      1000, NULL, SIW2_COMMIT_PERSISTENT,
+				      IB_SEND_SIGNALED);
 		CHECK(rv == -EOPNOTSUPP,
 		      "commit refused without negotiation (rv %d)", rv);
 		return;
 	}
+	rv = siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
+			      1000, NULL, 0, IB_SEND_SIGNALED);
+	CHECK(rv == -EINVAL, "commit of no type refused (rv %d)", rv);
 	rv = kx_write(0, 1000, 4096, IB_WR_RDMA_WRITE, 0);
 	rv = rv ?: siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
-				    1000, NULL, IB_SEND_SIGNALED);
+				    1000, NULL, SIW2_COMMIT_PERSISTENT,
+				    IB_SEND_SIGNALED);
+	if (!rv && !kx_poll(&wc))
+		rv = -ETIMEDOUT;
+	CHECK(!rv && wc.status == IB_WC_REM_ACCESS_ERR &&
+	      wc.opcode == IB_WC_FLUSH && wc.wr_id == 9 &&
+	      wc.vendor_err == SIW2_COMMIT_STATUS_NOT_DURABLE,
+	      "SIW2-DEC-2: persistent commit of memory not durable (rv %d, status %d, opcode %d, vendor_err %u)",
+	      rv, wc.status, wc.opcode, wc.vendor_err);
+	rv = siw2_post_commit(kx_id->qp, 12, peer.rkey, peer.addr + 4096,
+			      1000, NULL, SIW2_COMMIT_GLOBAL, IB_SEND_SIGNALED);
 	if (!rv && !kx_poll(&wc))
 		rv = -ETIMEDOUT;
 	CHECK(!rv && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_FLUSH &&
-	      wc.wr_id == 9,
-	      "commit of a Write's 1000 octets (rv %d, status %d, opcode %d)",
+	      wc.wr_id == 12,
+	      "SIW2-DEC-2: global commit of a Write's 1000 octets, same QP (rv %d, status %d, opcode %d)",
 	      rv, wc.status, wc.opcode);
 	kx_commit_log_step();
 }

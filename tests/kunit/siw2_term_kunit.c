@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit suite for the Terminate -> completion status and async event
- * mapping (drivers/siw2/siw2_term.c), against DIGEST 3.5 (DEC-11).
+ * mapping (drivers/siw2/siw2_term.c), against DIGEST 3.5 (DEC-11), and
+ * the completion status of an answered RDMA Commit (DEC-13, SIW2-DEC-2).
  */
 
 #include <kunit/test.h>
@@ -61,8 +62,40 @@ static void term_map_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, siw2_term_qp_event(t->layer, t->etype, t->code), t->event);
 }
 
+/*
+ * SIW2-DEC-2: "visible, not durable" (Status 4) satisfies a global
+ * Commit and fails a persistent one as a remote access error; every
+ * other non-zero Status is an operation error either way (DEC-13).
+ */
+static void commit_status_map_dec_2(struct kunit *test)
+{
+	static const struct {
+		u32 status;
+		enum ib_wc_status persistent, global;
+	} c[] = {
+		{ 0, IB_WC_SUCCESS, IB_WC_SUCCESS },
+		{ 1, IB_WC_REM_OP_ERR, IB_WC_REM_OP_ERR },
+		{ 2, IB_WC_REM_OP_ERR, IB_WC_REM_OP_ERR },
+		{ 3, IB_WC_REM_OP_ERR, IB_WC_REM_OP_ERR },
+		{ 4, IB_WC_REM_ACCESS_ERR, IB_WC_SUCCESS },
+		{ 5, IB_WC_REM_OP_ERR, IB_WC_REM_OP_ERR },
+		{ 0xffffffff, IB_WC_REM_OP_ERR, IB_WC_REM_OP_ERR },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, siw2_commit_wc_status(c[i].status, false),
+				    c[i].persistent,
+				    "SIW2-DEC-2: persistent Commit, Status %u", c[i].status);
+		KUNIT_EXPECT_EQ_MSG(test, siw2_commit_wc_status(c[i].status, true),
+				    c[i].global,
+				    "SIW2-DEC-2: global Commit, Status %u", c[i].status);
+	}
+}
+
 static struct kunit_case siw2_term_cases[] = {
 	KUNIT_CASE_PARAM(term_map_table, term_gen_params),
+	KUNIT_CASE(commit_status_map_dec_2),
 	{}
 };
 

@@ -35,11 +35,16 @@ As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
                 u64 whose FPDU CRC is inverted: 2/0/0x02 without headers,
                 and the guard as above: a request not Delivered is never
                 executed (EXT-ORD-2)
-  RDMA Commit (against "siw2_ext -s" or "siw2_commit -s", whose window
-  the MPA Reply names the same way; Commit negotiated unless said):
+  RDMA Commit (against "siw2_ext -s" or "siw2_commit -s --pmem DEV",
+  whose window the MPA Reply names the same way, durable for siw2_commit;
+  Commit negotiated unless said):
   commit-ok     a Commit of 64 octets of the window: a Commit Response
                 (0xD, QN 3, MSN 1, the connection's RV, the Request
                 Identifier echoed, Status 0: COMMIT-HDR-4/6)
+  commit-not-durable
+                (siw2_commit) a Commit of 64 octets of its ram window,
+                ordinary memory: Status 4, visible but not durable, no
+                Terminate (SIW2-DEC-2, COMMIT-DUR-4)
   commit-zero   a Commit of 0 octets naming STag 0: Status 0 (DEC-12)
   commit-tail   a Commit Request with 8 octets after its one region:
                 Status 2, no Terminate (AMB-14, COMMIT-VAL-2)
@@ -76,6 +81,11 @@ As MPA Initiator, against "siw2_ext -s" (one connection per scenario):
   commit-log-bounds
                 the log TO 1 GiB past the window: 0/1/0x01 (DEC-10); LOG
                 unchanged
+  commit-log-refused
+                a Commit of the ram window with a log update of the
+                durable window's word: Status 5, the word is never stored
+                after a range that is not durable (SIW2-DEC-1); LOG
+                unchanged
   commit-inval-mr
                 a Commit whose Invalidate STag is the window's own, an
                 ordinary MR that cannot be invalidated: after the commit,
@@ -106,7 +116,7 @@ FetchAdd, or one Read with -r, and the peer answers it):
                                            is one FPDU, L=1, MO=0, holding
                                            the 8 immediate octets only
                                            (V2-IMM-10)
-  ext_peer.py commit-wire FOLLOW           check a captured siw2_commit
+  ext_peer.py commit-wire FOLLOW [ST,..]   check a captured siw2_commit
                                            connection: every FPDU's CRC,
                                            Commit Requests on QN 1 in the
                                            Reads' MSN sequence, L=1, MO=0,
@@ -116,7 +126,10 @@ FetchAdd, or one Read with -r, and the peer answers it):
                                            log TO: SIW2-DEC-1),
                                            Invalidate STag 0; Responses on
                                            QN 3, 8 octets, identifiers in
-                                           order, Status 0 (COMMIT-HDR-*)
+                                           order, each Status one of ST
+                                           (default 0; "0,4" where the
+                                           windows are not durable,
+                                           SIW2-DEC-2) (COMMIT-HDR-*)
   ext_peer.py selftest                     the wire checks on built streams
 
 Prints "EXTPEER RESULT <scenario> PASS|FAIL <why>"; exit 0 on PASS.
@@ -160,9 +173,12 @@ INITIATOR = {
     "commit-log-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),    # SIW2-DEC-1 DEC-10
     "commit-log-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),      # SIW2-DEC-1 DEC-10
     "commit-inval-mr": (CAP_V2 | CAP_COMMIT, (0, 2, 0x09)),        # DEC-20
+    "commit-not-durable": (CAP_V2 | CAP_COMMIT, None),             # SIW2-DEC-2 COMMIT-DUR-4
+    "commit-log-refused": (CAP_V2 | CAP_COMMIT, None),             # SIW2-DEC-1 COMMIT-ATOM-2
 }
-# commit scenario: (length, STag (0: the window's, None: 0, "bad": none),
-# TO offset, extra octets (None: the log update of LOG), Status)
+# commit scenario: (length, STag (0: the window's, None: 0, "bad": none,
+# "ram": siw2_commit's ram window), TO offset, extra octets (None: the
+# log update of LOG), Status)
 COMMIT = {
     "commit-ok": (64, 0, 0, b"", 0),
     "commit-zero": (0, None, 0, b"", 0),
@@ -177,13 +193,15 @@ COMMIT = {
     "commit-log-bad-stag": (64, 0, 0, None, None),
     "commit-log-bounds": (64, 0, 0, None, None),
     "commit-inval-mr": (64, 0, 0, b"", None),
+    "commit-not-durable": (64, "ram", 0, b"", 4),
+    "commit-log-refused": (64, "ram", 0, None, 5),
 }
 LOG_EXT = 0x8001        # siw2_wire.h SIW2_COMMIT_EXT_LOG
 LOG_OFF = 0xFF000       # siw2_commit.c: the log word in the pm window
 LOG_SEED = 0x5EED5EED5EED5EED   # what the server seeds it with
 LOG_VALUE = bytes((0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88))
 # log update scenario: (type, rsvd, STag (0: the window's, "bad": none),
-# TO offset in the window); stored only where the Status is 0
+# TO offset in the window); stored only where the Status is 0 or 4
 LOG = {
     "commit-log": (LOG_EXT, 0, 0, LOG_OFF),
     "commit-log-type": (0x8002, 0, 0, LOG_OFF),
@@ -191,6 +209,7 @@ LOG = {
     "commit-log-misaligned": (LOG_EXT, 0, 0, LOG_OFF + 4),
     "commit-log-bad-stag": (LOG_EXT, 0, "bad", LOG_OFF),
     "commit-log-bounds": (LOG_EXT, 0, 0, 1 << 30),
+    "commit-log-refused": (LOG_EXT, 0, 0, LOG_OFF),
 }
 GUARD_OFF = 64          # siw2_ext_proto.h SIW2_EXT_GUARD_OFF
 RESPONDER = {
@@ -344,14 +363,20 @@ def run(name, host, port):
         # "bad": an STag index beyond any siw2 MR (max_mr 65536).
         bad = 0xFFFFFF00 | (rkey & 0xFF)
         stag = {None: 0, "bad": bad}.get(soff, rkey)
+        raddr = addr
+        if soff == "ram":
+            # siw2_commit's struct hello: pm addr, pm STag, ram STag, ram addr.
+            if len(hello) < 24:
+                result(name, False, "the server named no ram window")
+            stag, raddr = struct.unpack("<IQ", hello[12:24])
         if extra is None:
             typ, rsvd, lsoff, ltoff = LOG[name]
             extra = commit_log(bad if lsoff == "bad" else rkey, addr + ltoff,
                                LOG_VALUE, typ, rsvd)
             # What the server's "COMMIT WIN" line must show as log=.
             out("LOG 0x%016x" % (int.from_bytes(LOG_VALUE, "little")
-                                 if status == 0 else LOG_SEED))
-        u = commit_req(rv, 1, 0x77, stag, length, addr + toff, extra)
+                                 if status in (0, 4) else LOG_SEED))
+        u = commit_req(rv, 1, 0x77, stag, length, raddr + toff, extra)
         if name == "commit-inval-mr":
             # The window's own STag as the Invalidate STag (DDP octets 2..5).
             u = u[:2] + struct.pack(">I", rkey) + u[6:]
@@ -544,10 +569,11 @@ def wire_problems(client):
                              len(msgs), empty)
 
 
-def commit_wire_problems(client, server, rv=2):
+def commit_wire_problems(client, server, rv=2, statuses=(0,)):
     """What a captured siw2_commit connection breaks: every FPDU's CRC,
     and the Commit Requests (client) and Responses (server) of
-    DIGEST 2.4. Returns (problems, summary)."""
+    DIGEST 2.4, each Response's Status one of @statuses. Returns
+    (problems, summary)."""
     probs = []
     cf, sf = stream_fpdus(client), stream_fpdus(server)
     for d in cf + sf:
@@ -598,17 +624,19 @@ def commit_wire_problems(client, server, rv=2):
     if [i for i, _ in got] != ids:
         probs.append("COMMIT-HDR-6: Response identifiers %s, Requests %s" %
                      ([i for i, _ in got], ids))
-    if any(st for _, st in got):
-        probs.append("COMMIT-HDR-6: a non-zero Status %s" % [st for _, st in got])
+    if any(st not in statuses for _, st in got):
+        probs.append("COMMIT-HDR-6, SIW2-DEC-2: Statuses %s, want each one of %s" %
+                     ([st for _, st in got], list(statuses)))
     return probs, "%d FPDUs, %d QN 1 requests, %d Commit Requests (%d with a log update), " \
         "%d Responses, all CRCs checked" % (len(cf) + len(sf), len(q1), len(reqs), logs,
                                             len(got))
 
 
-def commit_wire(path):
+def commit_wire(path, statuses="0"):
     with open(path) as f:
         client, server = follow_streams(f.read())
-    probs, summary = commit_wire_problems(client, server)
+    probs, summary = commit_wire_problems(client, server,
+                                          statuses=[int(x) for x in statuses.split(",")])
     for p in probs:
         out("commit-wire: " + p)
     # COMMIT-HDR-1..7 and COMMIT-QUEUE-1 on the wire, every CRC: what
@@ -681,6 +709,9 @@ def selftest():
         ("a log update at a misaligned TO",
          [creq(1, 1, extra=commit_log(0x100, LOG_OFF + 4, LOG_VALUE))], [r1], "SIW2-DEC-1"),
     ]
+    ccases += [
+        ("a Status 4 where 0 is wanted", [creq(1, 1)], [commit_resp(2, 1, 1, 4)], "SIW2-DEC-2"),
+    ]
     for name, cu, su, rule in ccases:
         fpdus = [mp.build_fpdu(u, crc=True) for u in cu]
         if name == "a bad CRC":
@@ -709,8 +740,8 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "wire":
         wire(argv[2])
-    if len(argv) == 3 and argv[1] == "commit-wire":
-        commit_wire(argv[2])
+    if len(argv) in (3, 4) and argv[1] == "commit-wire":
+        commit_wire(*argv[2:])
     if len(argv) == 2 and argv[1] == "selftest":
         return selftest()
     if len(argv) == 5 and argv[1] == "run" and argv[2] in INITIATOR:

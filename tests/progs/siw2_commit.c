@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * siw2_commit: RDMA Commit (draft-talpey-rdma-commit) from user space
- * through siw2dv_wr_commit(), against a server whose window is durable
- * memory (a device-DAX mapping, --pmem) or ordinary memory.
+ * through siw2dv_wr_commit_ex(), against a server whose window is durable
+ * memory (a device-DAX mapping, --pmem) or ordinary memory. Commits of
+ * the pm window need durability when the server says it is durable
+ * (SIW2DV_COMMIT_PERSISTENT), global visibility otherwise
+ * (SIW2DV_COMMIT_GLOBAL: a "not durable" answer is then a success,
+ * SIW2-DEC-2).
  *
  *   siw2_commit -s -a ADDR [-p PORT] [-n CONNS] [--pmem DEV] [-t SECS]
  *   siw2_commit -a ADDR [-p PORT] [-t SECS]
@@ -24,8 +28,11 @@
  *   ranges        Commits of [100, 300) and [4088, 4104) (a page
  *                 boundary) and of length 0 (DEC-12): success; each range
  *                 is printed as "COMMIT RANGE to=.. len=.." for the trace
- *   ram           a Write and a Commit to ram: success (global visibility
- *                 only, COMMIT-DUR-4)
+ *   ram           a Commit of ram that needs durability completes with
+ *                 IBV_WC_REM_ACCESS_ERR and vendor_err 4 (not durable,
+ *                 SIW2-DEC-2), then a Write and a global Commit of it
+ *                 on the same QP succeed (global visibility only,
+ *                 COMMIT-DUR-4)
  *   read-back     RDMA Reads of both windows return what was written
  * --no-commit (the connection did not negotiate Commit): the Commit, and
  * one with a log update, fail at ibv_wr_complete() with EOPNOTSUPP and
@@ -42,6 +49,11 @@
  *                 word reads back as the value ("COMMIT LOG ..."); a log
  *                 word off 8-byte alignment fails ibv_wr_complete() with
  *                 EINVAL and the QP works on
+ *   log-refused   (a durable pm only) a Commit of a ram range with a log
+ *                 word in pm completes with IBV_WC_REM_OP_ERR and
+ *                 vendor_err 5, and the word still holds the log step's
+ *                 value: a durable word never outlives a range that is
+ *                 not (SIW2-DEC-1)
  * The server seeds the pm word at LOG_OFF with LOG_SEED for each
  * connection and shows it afterwards as "log=0x..." in its WIN line.
  * Then "COMMIT OK side=client steps=N".
@@ -341,20 +353,40 @@ static void post_write(uint64_t wr_id, struct ibv_mr *mr, uint32_t len,
 	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)mr->addr, len);
 }
 
+/* What a Commit of the pm window needs: what the server says it has. */
+static unsigned int pm_type(void)
+{
+	return peer.durable ? SIW2DV_COMMIT_PERSISTENT : SIW2DV_COMMIT_GLOBAL;
+}
+
 static void post_commit(uint64_t wr_id, uint32_t rkey, uint64_t raddr,
-			uint32_t len)
+			uint32_t len, unsigned int type)
 {
 	qpx->wr_id = wr_id;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	siw2dv_wr_commit(qpx, rkey, raddr, len);
+	siw2dv_wr_commit_ex(qpx, rkey, raddr, len, type, NULL);
 }
 
 static int commit_one(uint64_t wr_id, uint32_t rkey, uint64_t raddr,
-		      uint32_t len)
+		      uint32_t len, unsigned int type)
 {
 	ibv_wr_start(qpx);
-	post_commit(wr_id, rkey, raddr, len);
+	post_commit(wr_id, rkey, raddr, len, type);
 	return ibv_wr_complete(qpx);
+}
+
+/* The next completion: a failed Commit @wr_id, @status, @vendor_err. */
+static void expect_commit_err(uint64_t wr_id, enum ibv_wc_status status,
+			      uint32_t vendor_err, const char *what)
+{
+	struct wc w;
+
+	get_wc(&w, what);
+	if (w.wr_id != wr_id || w.status != status ||
+	    w.vendor_err != vendor_err)
+		fail("%s: completion wr_id %" PRIu64 " status %s vendor_err %u, want wr_id %" PRIu64 " %s and vendor_err %u",
+		     what, w.wr_id, ibv_wc_status_str(w.status), w.vendor_err,
+		     wr_id, ibv_wc_status_str(status), vendor_err);
 }
 
 static void read_back(struct ibv_mr *mr, uint32_t len, uint32_t rkey,
@@ -394,7 +426,7 @@ static void step_write_commit(struct ibv_mr *mr)
 	fill(mr, BIG, 1);
 	ibv_wr_start(qpx);
 	post_write(1, mr, BIG, peer.pm_rkey, peer.pm_addr);
-	post_commit(2, peer.pm_rkey, peer.pm_addr, BIG);
+	post_commit(2, peer.pm_rkey, peer.pm_addr, BIG, pm_type());
 	rc = ibv_wr_complete(qpx);
 	if (rc)
 		fail("write-commit: ibv_wr_complete: %s", strerror(rc));
@@ -412,7 +444,7 @@ static void step_ranges(void)
 
 	for (i = 0; i < 3; i++) {
 		rc = commit_one(10 + i, peer.pm_rkey, peer.pm_addr + r[i][0],
-				r[i][1]);
+				r[i][1], pm_type());
 		if (rc)
 			fail("ranges: ibv_wr_complete: %s", strerror(rc));
 		expect_wc(10 + i, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "ranges");
@@ -425,28 +457,69 @@ static void step_ram(struct ibv_mr *mr)
 {
 	int rc;
 
+	rc = commit_one(22, peer.ram_rkey, peer.ram_addr, SMALL,
+			SIW2DV_COMMIT_PERSISTENT);
+	if (rc)
+		fail("ram: ibv_wr_complete: %s", strerror(rc));
+	expect_commit_err(22, IBV_WC_REM_ACCESS_ERR,
+			  SIW2DV_COMMIT_STATUS_NOT_DURABLE,
+			  "SIW2-DEC-2: a persistent Commit of memory not durable");
 	fill(mr, SMALL, 2);
 	ibv_wr_start(qpx);
 	post_write(20, mr, SMALL, peer.ram_rkey, peer.ram_addr);
-	post_commit(21, peer.ram_rkey, peer.ram_addr, SMALL);
+	post_commit(21, peer.ram_rkey, peer.ram_addr, SMALL,
+		    SIW2DV_COMMIT_GLOBAL);
 	rc = ibv_wr_complete(qpx);
 	if (rc)
 		fail("ram: ibv_wr_complete: %s", strerror(rc));
 	expect_wc(20, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "ram Write");
-	expect_wc(21, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "ram Commit");
+	expect_wc(21, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT,
+		  "SIW2-DEC-2: a global Commit of memory not durable, same QP");
 	pass("ram");
 }
 
-/* A Commit with a log update at pm offset @log_off, alone. */
+/* Post a Commit of [@off, +@len) of @rkey's window with a pm log word. */
+static void post_commit_log(uint64_t wr_id, uint32_t rkey, uint64_t raddr,
+			    uint32_t len, uint32_t log_off, uint64_t value)
+{
+	const struct siw2dv_commit_log log = {
+		.rkey = peer.pm_rkey, .addr = peer.pm_addr + log_off,
+		.value = value,
+	};
+
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	siw2dv_wr_commit_ex(qpx, rkey, raddr, len, pm_type(), &log);
+}
+
+/* A Commit of pm with a log update at pm offset @log_off, alone. */
 static int commit_log_one(uint64_t wr_id, uint32_t off, uint32_t len,
 			  uint32_t log_off, uint64_t value)
 {
 	ibv_wr_start(qpx);
+	post_commit_log(wr_id, peer.pm_rkey, peer.pm_addr + off, len, log_off,
+			value);
+	return ibv_wr_complete(qpx);
+}
+
+/* The pm log word, read back. */
+static uint64_t read_log_word(struct ibv_mr *mr, uint64_t wr_id,
+			      const char *what)
+{
+	uint64_t got;
+	int rc;
+
+	ibv_wr_start(qpx);
 	qpx->wr_id = wr_id;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
-	siw2dv_wr_commit_log(qpx, peer.pm_rkey, peer.pm_addr + off, len,
-			     peer.pm_rkey, peer.pm_addr + log_off, value);
-	return ibv_wr_complete(qpx);
+	ibv_wr_rdma_read(qpx, peer.pm_rkey, peer.pm_addr + LOG_OFF);
+	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)mr->addr, sizeof(got));
+	rc = ibv_wr_complete(qpx);
+	if (rc)
+		fail("%s: Read post: %s", what, strerror(rc));
+	expect_wc(wr_id, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, what);
+	memcpy(&got, mr->addr, sizeof(got));
+	return got;
 }
 
 /*
@@ -466,24 +539,14 @@ static void step_log(struct ibv_mr *mr)
 	fill(mr, REC_LEN, 3);
 	ibv_wr_start(qpx);
 	post_write(60, mr, REC_LEN, peer.pm_rkey, peer.pm_addr + REC_OFF);
-	qpx->wr_id = 62;
-	siw2dv_wr_commit_log(qpx, peer.pm_rkey, peer.pm_addr + REC_OFF,
-			     REC_LEN, peer.pm_rkey, peer.pm_addr + LOG_OFF,
-			     value);
+	post_commit_log(62, peer.pm_rkey, peer.pm_addr + REC_OFF, REC_LEN,
+			LOG_OFF, value);
 	rc = ibv_wr_complete(qpx);
 	if (rc)
 		fail("log: ibv_wr_complete: %s", strerror(rc));
 	expect_wc(60, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "log Write");
 	expect_wc(62, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "log Commit");
-	ibv_wr_start(qpx);
-	qpx->wr_id = 63;
-	ibv_wr_rdma_read(qpx, peer.pm_rkey, peer.pm_addr + LOG_OFF);
-	ibv_wr_set_sge(qpx, mr->lkey, (uintptr_t)mr->addr, sizeof(got));
-	rc = ibv_wr_complete(qpx);
-	if (rc)
-		fail("log: Read post: %s", strerror(rc));
-	expect_wc(63, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, "log Read");
-	memcpy(&got, mr->addr, sizeof(got));
+	got = read_log_word(mr, 63, "log Read");
 	if (got != value)
 		fail("log: the log word holds 0x%016" PRIx64 ", want 0x%016" PRIx64,
 		     got, value);
@@ -492,10 +555,36 @@ static void step_log(struct ibv_mr *mr)
 	pass("log");
 }
 
+/*
+ * A log word in durable memory after a range that is not durable is
+ * refused, and left as it was (SIW2-DEC-1); the QP works on.
+ */
+static void step_log_refused(struct ibv_mr *mr)
+{
+	const uint64_t before = REC_OFF + REC_LEN;	/* step_log's */
+	uint64_t got;
+	int rc;
+
+	ibv_wr_start(qpx);
+	post_commit_log(64, peer.ram_rkey, peer.ram_addr, SMALL, LOG_OFF,
+			0xbadbadbadbadbadULL);
+	rc = ibv_wr_complete(qpx);
+	if (rc)
+		fail("log-refused: ibv_wr_complete: %s", strerror(rc));
+	expect_commit_err(64, IBV_WC_REM_OP_ERR,
+			  SIW2DV_COMMIT_STATUS_LOG_REFUSED,
+			  "SIW2-DEC-1: a durable log word after a range not durable");
+	got = read_log_word(mr, 65, "log-refused Read");
+	if (got != before)
+		fail("SIW2-DEC-1: log-refused: the log word holds 0x%016" PRIx64 ", want 0x%016" PRIx64 " (untouched)",
+		     got, before);
+	pass("log-refused");
+}
+
 /* Without Commit on the connection nothing is sent and the QP works. */
 static void step_no_commit(struct ibv_mr *mr)
 {
-	int rc = commit_one(30, peer.pm_rkey, peer.pm_addr, 64);
+	int rc = commit_one(30, peer.pm_rkey, peer.pm_addr, 64, pm_type());
 
 	if (rc != EOPNOTSUPP)
 		fail("no-commit: ibv_wr_complete returned %d (%s), want EOPNOTSUPP",
@@ -523,7 +612,7 @@ static void step_bad(bool bounds)
 	struct wc w;
 	int rc;
 
-	rc = commit_one(40, rkey, addr, 16);
+	rc = commit_one(40, rkey, addr, 16, pm_type());
 	if (rc)
 		fail("bad: ibv_wr_complete: %s", strerror(rc));
 	get_wc(&w, "bad Commit");
@@ -540,14 +629,14 @@ static void step_status(void)
 	struct wc w;
 	int rc;
 
-	rc = commit_one(50, peer.pm_rkey, peer.pm_addr, 64);
+	rc = commit_one(50, peer.pm_rkey, peer.pm_addr, 64, pm_type());
 	if (rc)
 		fail("status: ibv_wr_complete: %s", strerror(rc));
 	get_wc(&w, "status: the first Commit");
 	if (w.wr_id != 50 || w.status != IBV_WC_REM_OP_ERR || w.vendor_err != 1)
 		fail("status: first Commit completed with %s vendor_err %u, want REM_OP_ERR and 1 (DEC-13)",
 		     ibv_wc_status_str(w.status), w.vendor_err);
-	rc = commit_one(51, peer.pm_rkey, peer.pm_addr, 64);
+	rc = commit_one(51, peer.pm_rkey, peer.pm_addr, 64, pm_type());
 	if (rc)
 		fail("status: second post: %s (the QP left RTS?)", strerror(rc));
 	expect_wc(51, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "status: second Commit");
@@ -589,6 +678,8 @@ static void client(void)
 		step_ranges();
 		step_ram(mr);
 		step_log(mr);
+		if (peer.durable)
+			step_log_refused(mr);
 		read_back(mr, BIG, peer.pm_rkey, peer.pm_addr, 1, "pm Read");
 		read_back(mr, SMALL, peer.ram_rkey, peer.ram_addr, 2,
 			  "ram Read");

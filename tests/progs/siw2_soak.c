@@ -24,9 +24,9 @@
  *              (fenced), masked FetchAdd and CmpSwap (siw2dv) on the
  *              slot's counter; each returned original value is checked
  *              against the value the posting order implies
- *   commit     Write, RDMA Commit of it (siw2dv_wr_commit, or with a log
- *              update, siw2dv_wr_commit_log, whose word a fenced Read
- *              then returns), Read back
+ *   commit     Write, a global RDMA Commit of it (siw2dv_wr_commit_ex,
+ *              or with a log update whose word a fenced Read then
+ *              returns), Read back
  * Every message and region starts with struct soak_hdr and carries a
  * checksum of its payload. The server checks each message it receives
  * (order, length, immediate data, checksum) and answers it with an
@@ -1464,10 +1464,16 @@ static int c_write(struct cconn *c, bool commit)
 		j = op_get(c);
 		b_add(c, &b, j, log ? O_COMMIT_LOG : O_COMMIT);
 		if (log) {
+			struct siw2dv_commit_log lg = {
+				.rkey = c->peer.rkey, .addr = laddr,
+			};
+
 			logv = rnd(&c->rng);
 			c->ops[j].expect = logv;
-			siw2dv_wr_commit_log(c->v.qpx, c->peer.rkey, raddr, len,
-					     c->peer.rkey, laddr, logv);
+			lg.value = logv;
+			/* Visible is enough: the regions are not durable. */
+			siw2dv_wr_commit_ex(c->v.qpx, c->peer.rkey, raddr,
+					    len, SIW2DV_COMMIT_GLOBAL, &lg);
 			/* The log word, once the Commit is done (fenced). */
 			l = op_get(c);
 			b_add(c, &b, l, O_LOGREAD);
@@ -1477,7 +1483,8 @@ static int c_write(struct cconn *c, bool commit)
 			ibv_wr_set_sge(c->v.qpx, c->lbuf_mr->lkey,
 				       (uintptr_t)op_buf(c, l), 8);
 		} else {
-			siw2dv_wr_commit(c->v.qpx, c->peer.rkey, raddr, len);
+			siw2dv_wr_commit_ex(c->v.qpx, c->peer.rkey, raddr,
+					    len, SIW2DV_COMMIT_GLOBAL, NULL);
 		}
 	}
 	j = op_get(c);

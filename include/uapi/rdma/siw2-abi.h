@@ -36,6 +36,11 @@ enum {
 	 * registration: they go in siw2_ureq_reg_mr.access_flush instead.
 	 */
 	SIW2_UCTX_CAP_MR_FLUSH_UDATA = 1 << 1,
+	/*
+	 * Commits take SIW2_COMMIT_F_GLOBAL, and one that needs durability
+	 * fails when the peer answers "not durable" (SIW2-DEC-2).
+	 */
+	SIW2_UCTX_CAP_COMMIT_TYPE = 1 << 2,
 };
 
 /* Response to ibv_open_device() (alloc_ucontext). */
@@ -169,10 +174,14 @@ enum {
  * @commit.len. With SIW2_COMMIT_F_LOG the peer then stores the 8 octets
  * of @commit.log_value at @commit.log_to of @commit.log_stag and makes
  * them durable, after the range (siw2's log update, SIW2-DEC-1);
- * without it the log fields are 0.
+ * without it the log fields are 0. SIW2_COMMIT_F_GLOBAL asks for global
+ * visibility only (IBV_FLUSH_GLOBAL): a peer's "visible, not durable"
+ * answer then completes successfully; without it the Commit needs
+ * durability (IBV_FLUSH_PERSISTENT, SIW2-DEC-2).
  */
 enum {
 	SIW2_COMMIT_F_LOG = 1 << 0,
+	SIW2_COMMIT_F_GLOBAL = 1 << 1,
 };
 
 /* siw2_sq_wqe.opcode beyond the IB_UVERBS_WR_* values (no verb has it) */

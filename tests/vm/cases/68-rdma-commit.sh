@@ -9,10 +9,14 @@
 #     with EMEDIUMTYPE (COMMIT-ACC-1); a Write and a Commit of it posted
 #     together complete in that order, the Commit with success
 #     (COMMIT-ORD-1); Commits of odd ranges, of a page boundary and of
-#     length 0 succeed (DEC-12); every byte reads back. The trace event
-#     siw2_dp_commit shows each Commit answered with Status 0 and no
-#     cache line written back (a range that is not durable only becomes
-#     visible, COMMIT-DUR-4, DEC-14). A Commit past the window's end and
+#     length 0 succeed (DEC-12); every byte reads back. The client asks
+#     for global visibility only (the server says its windows are not
+#     durable); a Commit of the ram window that needs durability completes
+#     with IBV_WC_REM_ACCESS_ERR and vendor_err 4, and a global one on the
+#     same QP then succeeds (SIW2-DEC-2). The trace event siw2_dp_commit
+#     shows each Commit of a range answered with Status 4 (visible, not
+#     durable), the one of 0 octets with Status 0, and no cache line
+#     written back (COMMIT-DUR-4, DEC-14). A Commit past the window's end and
 #     one with a wrong STag each end their connection with the Terminate
 #     DEC-10 names (0/1/0x01, 0/1/0x00), seen in siw2_dp_term. A
 #     record's Write and its Commit with a log update (SIW2-DEC-1) leave
@@ -23,9 +27,12 @@
 #     same client steps; siw2_dp_commit shows each Commit of it writing
 #     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
 #     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0; the log
-#     step's 512-octet record: 8) and the ram window none (COMMIT-DUR-1,
-#     DEC-14), the log update its word's one line (siw2_dp_commit_log,
-#     SIW2-DEC-1); and, with trace_clock global,
+#     step's 512-octet record: 8), each with Status 0, and the ram window
+#     none, with Status 4 (COMMIT-DUR-1, DEC-14, SIW2-DEC-2); the log
+#     update its word's one line (siw2_dp_commit_log, SIW2-DEC-1); a
+#     log update of the durable word after a ram range is refused with
+#     Status 5 and the word keeps its value (SIW2-DEC-1); and, with
+#     trace_clock global,
 #     siw2_dp_rx_seg shows the 64 KiB Write's last segment placed before
 #     the siw2_dp_commit of its range (COMMIT-ORD-1).
 #     tools/pmlog/siw2-pmlog appends 200 records of 4 KiB to a log on the
@@ -37,13 +44,16 @@
 #     FPDU's CRC holds, the Commit Requests are on QN 1 in one MSN
 #     sequence with the Reads, one segment of 38 octets with RV 2 and
 #     Invalidate STag 0, the Responses on QN 3, 26 octets, identifiers in
-#     order, Status 0 (ext_peer.py commit-wire, COMMIT-HDR-1..7), and tshark
+#     order, Status 4 or 0 (ext_peer.py commit-wire, COMMIT-HDR-1..7,
+#     SIW2-DEC-2), and tshark
 #     (whose iWARP dissector does not know 0xC/0xD) flags no frame; siw2's
 #     own dissector (tools/wireshark/siw2.lua) decodes the Commit Request
 #     and Response, no frame malformed, every CRC good.
 #  h  a hostile peer (tests/progs/ext_peer.py) against the siw2_commit
-#     server: a valid Commit answered (QN 3, MSN 1, identifier echoed,
-#     Status 0: COMMIT-HDR-4/6), one of 0 octets naming STag 0 (Status 0,
+#     server with its durable window: a valid Commit answered (QN 3, MSN
+#     1, identifier echoed, Status 0: COMMIT-HDR-4/6), one of the ram
+#     window answered with Status 4 (SIW2-DEC-2), one of 0 octets naming
+#     STag 0 (Status 0,
 #     DEC-12), one with octets after its region (Status 2 and the stream
 #     goes on, AMB-14), and the Terminates for a Commit without the bit
 #     (0/2/0x06, COMMIT-DISC-2), an unknown STag (0/1/0x00), a range past
@@ -53,8 +63,10 @@
 #     the server's log word; another type or reserved bits set: Status 2
 #     and the word untouched (AMB-14); a misaligned word 0/2/0x07, an
 #     unknown log STag 0/1/0x00, a word past the window 0/1/0x01, each
-#     leaving the word untouched. A Commit naming the window's own STag
-#     (an ordinary MR) to invalidate: 0/2/0x09 without headers (DEC-20).
+#     leaving the word untouched; the durable word after a ram range:
+#     Status 5 and the word untouched. A Commit naming the window's own
+#     STag (an ordinary MR) to invalidate: 0/2/0x09 without headers
+#     (DEC-20).
 #  s  siw2 as Requester against ext_peer.py (serve commit-status), which
 #     answers a Commit with Status 1: it completes with IBV_WC_REM_OP_ERR
 #     and vendor_err 1, and the next Commit on the same QP succeeds
@@ -63,6 +75,8 @@
 #     post time with EOPNOTSUPP, nothing is sent (no siw2_dp_commit event),
 #     and the QP works on (COMMIT-DISC-1, DEC-4).
 #  c  a Linux siw server: the same as b.
+# Then every link is deleted, siw2's object counts are zero and it
+# unloads.
 # timeout: 400
 # pmem: 64M
 source "$SIW2_TOP/tests/vm/lib.sh"
@@ -164,7 +178,8 @@ echo 0 >"$P/mpa_crc"
 tshark -r "$R/commit.pcapng" -q -z follow,tcp,raw,0 >"$R/commit.follow" 2>"$R/tshark.err" ||
 	bad "tshark (follow) exited with $?: $(tail -c 300 "$R/tshark.err")"
 # COMMIT-HDR-1..7 and the CRCs of the plain client's connection.
-python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" commit-wire "$R/commit.follow" >"$R/commit-wire.out" 2>&1 ||
+# Windows of ordinary memory: Status 4 for a range, 0 for 0 octets (SIW2-DEC-2).
+python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" commit-wire "$R/commit.follow" 0,4 >"$R/commit-wire.out" 2>&1 ||
 	{ bad "commit-wire"; show commit-wire.out; }
 log "$(grep -h '^EXTPEER RESULT' "$R/commit-wire.out")"
 tshark --disable-protocol rpcordma -r "$R/commit.pcapng" \
@@ -190,15 +205,17 @@ grep -q '^COMMIT BAD ' "$R/ram.c2" || bad "ram: Commit with a wrong STag complet
 cp "$T/trace" "$R/trace-a.txt"
 grep -h 'siw2_dp_commit_log:' "$R/trace-a.txt" >"$R/ram-log.trace"
 trace_take 'siw2_dp_commit:' ram-commit.trace
-# Each connection answers write-commit, 3 ranges, ram and log: 18
-# Commits, none out of bounds; all Status 0, no line written back
-# (COMMIT-DUR-4); and one log update each, not written back either.
-n=$(grep -c 'status 0$' "$R/ram-commit.trace")
-(( n == 18 )) || bad "ram: $n Commits answered with Status 0, want 18"
-n=$(grep -c ' lines 0$' "$R/ram-log.trace")
-(( n == 3 && $(wc -l <"$R/ram-log.trace") == 3 )) || bad "ram: $n log updates of ordinary memory traced, want 3 with no line written back (SIW2-DEC-1)"
-if grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | grep -q .; then
-	bad "ram: a Commit of ordinary memory wrote back cache lines or failed (COMMIT-DUR-4, DEC-14): $(grep -v ' lines 0 status 0$' "$R/ram-commit.trace" | head -n 2)"
+# Each connection answers write-commit, 3 ranges, ram twice and log: 21
+# Commits, none out of bounds; those of a range Status 4 (visible, not
+# durable), the 0 octets Status 0 (SIW2-DEC-2, DEC-12), no line written
+# back (COMMIT-DUR-4); and one log update each, stored, not written back.
+n=$(grep -c ' status 4$' "$R/ram-commit.trace")
+m=$(grep -c ' len 0 lines 0 status 0$' "$R/ram-commit.trace")
+(( n == 18 && m == 3 )) || bad "ram: $n Commits answered with Status 4 and $m of 0 octets with Status 0, want 18 and 3 (SIW2-DEC-2)"
+n=$(grep -c ' lines 0 status 0$' "$R/ram-log.trace")
+(( n == 3 && $(wc -l <"$R/ram-log.trace") == 3 )) || bad "ram: $n log updates of ordinary memory traced, want 3 stored with no line written back (SIW2-DEC-1)"
+if grep -Ev ' lines 0 status [04]$' "$R/ram-commit.trace" | grep -q .; then
+	bad "ram: a Commit of ordinary memory wrote back cache lines or failed (COMMIT-DUR-4, DEC-14, SIW2-DEC-2): $(grep -Ev ' lines 0 status [04]$' "$R/ram-commit.trace" | head -n 2)"
 fi
 # DEC-10, COMMIT-ACC-1: past the end 0/1/0x1, wrong STag 0/1/0x0, each
 # sent by the server's device and received by the client's.
@@ -219,7 +236,7 @@ SARGS=(--pmem "$PMEM_DAX")
 commit_run pm pa "$SRV" 7805 pb 1 --
 SARGS=()
 grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable (COMMIT-REG-1)"
-grep -q '^COMMIT OK side=client steps=5$' "$R/pm.c0" || bad "pm: client steps"
+grep -q '^COMMIT OK side=client steps=6$' "$R/pm.c0" || bad "pm: client steps (SIW2-DEC-1 log-refused, SIW2-DEC-2)"
 grep -q '^COMMIT WIN conn=0 pm=ok ram=ok log=0x0000000000080200$' "$R/pm.s" ||
 	bad "pm: server windows or log word (SIW2-DEC-1)"
 cp "$T/trace" "$R/pm-all.trace"
@@ -227,9 +244,11 @@ echo 0 >"$T/events/siw2/siw2_dp_rx_seg/enable"
 grep -h 'siw2_dp_commit_log:' "$R/pm-all.trace" >"$R/pm-log.trace"
 trace_take 'siw2_dp_commit:' pm-commit.trace
 # The log word's one line written back, after its range's (SIW2-DEC-1,
-# COMMIT-ATOM-2: the word is stored once the range is durable).
-grep -q ' lines 1$' "$R/pm-log.trace" && (( $(wc -l <"$R/pm-log.trace") == 1 )) ||
-	bad "pm: log update not traced once with its one line written back: $(head -n 2 "$R/pm-log.trace")"
+# COMMIT-ATOM-2: the word is stored once the range is durable); then the
+# log-refused step's word, not stored after a ram range (Status 5).
+mapfile -t lg < <(sed -n 's/.* lines \([0-9]*\) status \([0-9]*\)$/\1 \2/p' "$R/pm-log.trace")
+[[ ${#lg[@]} == 2 && ${lg[0]} == "1 0" && ${lg[1]} == "0 5" ]] ||
+	bad "SIW2-DEC-1: pm: log updates traced as [${lg[*]}], want one stored with its line written back, then one refused (lines 0 status 5)"
 # COMMIT-ORD-1: the 64 KiB Commit is executed after the last segment of
 # the Write before it was placed (the segment ending at the range's end
 # comes first in the trace).
@@ -246,15 +265,15 @@ if [[ $cl =~ ^([0-9]+):.*\ to\ (0x[0-9a-f]+)\  ]]; then
 else
 	bad "pm: no 64 KiB Commit in the trace (COMMIT-ORD-1)"
 fi
-# len -> cache lines written back: the range's lines exactly (DEC-14).
-declare -A want=([65536]=1024 [200]=4 [16]=2 [0]=0 [4096]=0 [512]=8)
-n=0
-while read -r len lines st; do
-	n=$((n + 1))
-	[[ ${want[$len]+set} && ${want[$len]} == "$lines" && $st == 0 ]] ||
-		bad "pm: a Commit of $len octets wrote back $lines lines with Status $st, want ${want[$len]:-?} and 0 (COMMIT-DUR-1, COMMIT-DUR-5, DEC-14)"
-done < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
-(( n == 6 )) || bad "pm: $n Commits traced, want 6"
+# In posting order, len, cache lines written back and Status: the
+# range's lines exactly on pm with Status 0 (COMMIT-DUR-1, COMMIT-DUR-5,
+# DEC-14); the ram window none, Status 4 (needing durability, then
+# global: SIW2-DEC-2) and 5 (the log-refused step: SIW2-DEC-1).
+want=("65536 1024 0" "200 4 0" "16 2 0" "0 0 0" "4096 0 4" "4096 0 4" "512 8 0" "4096 0 5")
+mapfile -t got < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
+if [[ "${got[*]}" != "${want[*]}" ]]; then
+	bad "COMMIT-DUR-1 SIW2-DEC-2: pm: Commits traced as (len lines status) [$(printf '%s, ' "${got[@]}")], want [$(printf '%s, ' "${want[@]}")]"
+fi
 
 PL=$SIW2_TOP/tools/pmlog/siw2-pmlog
 [[ -x $PL ]] || fail "$PL not built (make pmlog)"
@@ -282,10 +301,12 @@ done
 
 # ---------------------------------------------------------------- h
 PEER=(python3 -S "$SIW2_TOP/tests/progs/ext_peer.py")
-scen=(commit-ok commit-zero commit-tail commit-no-caps commit-bad-stag commit-bounds
-	commit-resp-no-req commit-log commit-log-type commit-log-rsvd commit-log-misaligned
-	commit-log-bad-stag commit-log-bounds commit-inval-mr)
-ip netns exec pa timeout 200 "$CM" -s -a "$SRV" -p 7804 -n ${#scen[@]} -t 30 >"$R/peer.s" 2>&1 &
+scen=(commit-ok commit-not-durable commit-zero commit-tail commit-no-caps commit-bad-stag
+	commit-bounds commit-resp-no-req commit-log commit-log-type commit-log-rsvd
+	commit-log-misaligned commit-log-bad-stag commit-log-bounds commit-log-refused
+	commit-inval-mr)
+ip netns exec pa timeout 200 "$CM" -s -a "$SRV" -p 7804 -n ${#scen[@]} -t 30 \
+	--pmem "$PMEM_DAX" >"$R/peer.s" 2>&1 &
 sp=$!
 pids+=("$sp")
 wait_until 20 grep -q '^LISTENING' "$R/peer.s" || bad "peer: server not listening"
@@ -341,4 +362,11 @@ if (( ${#bad[@]} )); then
 	printf '  failed: %s\n' "${bad[@]}"
 	fail "${#bad[@]} check(s) failed"
 fi
+for l in s2a s2b s2d; do
+	siw2_link_del "$l" || fail "link delete $l"
+done
+siw_link_del siw_c || fail "link delete siw_c"
+siw_peer_unload
+siw2_assert_zero_counts
+siw2_unload
 log "all checks passed"
