@@ -11,7 +11,12 @@
 #   make bench      siw2 vs Linux siw, rxe and TCP in one VM (tools/bench.sh;
 #                   BENCH_QUICK=1 for a short run); results in build/bench/
 #   make bench-pmlog  RDMA Commit (push) against Write + Send (classic) on a
-#                   remote log on emulated pmem (tools/bench-pmlog.sh)
+#                   remote log on emulated pmem, two guests (tools/bench-pmlog.sh)
+#   make check-crash  the power-fail test of RDMA Commit: a server guest's
+#                   QEMU killed in mid-append (CRASH_KILLS, 20 per mode), the
+#                   next guest on the same NVDIMM file recovers the log, which
+#                   must hold every acknowledged record (tools/check-crash.sh;
+#                   about 30 minutes; not part of make check)
 #   make bench-ab REVS="A B"  siw2 built from revisions (or built trees) A,
 #                   B, ... compared in one VM, interleaved (tools/bench-ab.sh)
 #   make fuzz-lib   the libFuzzer target of the pure protocol code
@@ -53,7 +58,7 @@ SIW2_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.
 DKMS_SRC := /usr/src/siw2-$(SIW2_VERSION)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog debug-kernel check-debug soak nfs-long
+.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog check-crash debug-kernel check-debug soak nfs-long
 
 all: module ktest provider progs pmlog rpcrdma
 
@@ -196,6 +201,13 @@ bench-pmlog:
 	tools/install-deps.sh
 	$(MAKE) all
 	tools/bench-pmlog.sh
+
+# Issue 34 item 4: tools/check-crash.sh kills the server guest's QEMU
+# while a client guest appends to its log, CRASH_KILLS times per mode.
+check-crash:
+	tools/install-deps.sh
+	$(MAKE) all
+	tools/check-crash.sh
 
 bench-ab:
 	@test -n "$(REVS)" || { echo 'usage: make bench-ab REVS="A B" (git revisions or built trees)' >&2; exit 1; }
