@@ -8,7 +8,8 @@
  * (SIW2DV_COMMIT_GLOBAL: a "not durable" answer is then a success,
  * SIW2-DEC-2).
  *
- *   siw2_commit -s -a ADDR [-p PORT] [-n CONNS] [--pmem DEV] [-t SECS]
+ *   siw2_commit -s -a ADDR [-p PORT] [-n CONNS] [--pmem DEV [--swap-pages]]
+ *               [-t SECS]
  *   siw2_commit -a ADDR [-p PORT] [-t SECS]
  *               [--no-commit | --bad-bounds | --bad-stag | --status-peer]
  *
@@ -20,6 +21,13 @@
  * REMOTE_READ, named to the client in the accept's private data. After
  * each connection it checks what the client wrote and prints
  * "COMMIT WIN conn=N pm=ok|bad ram=ok|bad".
+ * Before listening it prints "COMMIT MAP pid=PID pm=0xADDR len=WIN
+ * swapped=0|1", for an observer to read the window's physical pages in
+ * /proc/PID/pagemap. --swap-pages (with --pmem): the window's first two
+ * pages are the device's pages 1 and 0, mapped over the first mapping
+ * with MAP_FIXED, so that the window is virtually contiguous but not
+ * physically (case 68 checks that a Commit across them writes back the
+ * lines of the right pages); the window's pages are faulted in first.
  *
  * Client steps (each "COMMIT PASS <step>"):
  *   write-commit  a 64 KiB Write to pm and a Commit of it, posted in one
@@ -108,6 +116,7 @@ static struct {
 	bool bad_bounds;
 	bool bad_stag;
 	bool status_peer;
+	bool swap_pages;
 } opt = { .port = "7800", .conns = 1, .timeout = 30 };
 
 static const char *side = "?";
@@ -268,9 +277,19 @@ static uint8_t *win_alloc(const char *dev)
 	if (fd < 0)
 		fail_errno(dev);
 	p = mmap(NULL, WIN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
 	if (p == MAP_FAILED)
 		fail_errno("mmap of the device");
+	if (opt.swap_pages) {
+		/* Window page 0 is the device's page 1, and page 1 its page 0. */
+		if (mmap(p, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			 fd, 4096) != p ||
+		    mmap((uint8_t *)p + 4096, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, 0) != (uint8_t *)p + 4096)
+			fail_errno("MAP_FIXED mmap of device pages 1 and 0 (a 4 KiB aligned namespace?)");
+		/* Present, for /proc/PID/pagemap. */
+		memset(p, 0, WIN);
+	}
+	close(fd);
 	return p;
 }
 
@@ -703,6 +722,7 @@ int main(int argc, char **argv)
 		{ "bad-bounds", no_argument, NULL, 3 },
 		{ "bad-stag", no_argument, NULL, 4 },
 		{ "status-peer", no_argument, NULL, 5 },
+		{ "swap-pages", no_argument, NULL, 6 },
 		{ }
 	};
 	uint8_t *pm, *ram;
@@ -720,6 +740,7 @@ int main(int argc, char **argv)
 		case 3: opt.bad_bounds = true; break;
 		case 4: opt.bad_stag = true; break;
 		case 5: opt.status_peer = true; break;
+		case 6: opt.swap_pages = true; break;
 		default:
 			fprintf(stderr, "usage: see the top of siw2_commit.c\n");
 			return 2;
@@ -727,6 +748,10 @@ int main(int argc, char **argv)
 	}
 	if (!opt.addr) {
 		fprintf(stderr, "siw2_commit: -a ADDR is required\n");
+		return 2;
+	}
+	if (opt.swap_pages && !opt.pmem) {
+		fprintf(stderr, "siw2_commit: --swap-pages needs --pmem\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -737,6 +762,8 @@ int main(int argc, char **argv)
 	if (opt.server) {
 		pm = win_alloc(opt.pmem);
 		ram = win_alloc(NULL);
+		printf("COMMIT MAP pid=%d pm=0x%" PRIxPTR " len=%u swapped=%d\n",
+		       (int)getpid(), (uintptr_t)pm, WIN, opt.swap_pages);
 		listen_id = cm_listen(cm_chan, opt.addr, opt.port);
 		for (n = 0; n < opt.conns; n++)
 			serve_one(n, pm, ram);

@@ -23,18 +23,31 @@
 #     the log word holding the value (read back, and in the server's WIN
 #     line); a misaligned log word is refused at post time (EINVAL).
 #  p  the server's pm window on persistent memory: a device-DAX namespace
-#     of the guest's emulated NVDIMM (pmem_devdax), registered durable. The
-#     same client steps; siw2_dp_commit shows each Commit of it writing
-#     back exactly the cache lines of its range (64 KiB at offset 0: 1024;
-#     [100, 300): 4; [4088, 4104), across a page: 2; 0 octets: 0; the log
-#     step's 512-octet record: 8), each with Status 0, and the ram window
-#     none, with Status 4 (COMMIT-DUR-1, DEC-14, SIW2-DEC-2); the log
-#     update its word's one line (siw2_dp_commit_log, SIW2-DEC-1); a
-#     log update of the durable word after a ram range is refused with
-#     Status 5 and the word keeps its value (SIW2-DEC-1); and, with
-#     trace_clock global,
-#     siw2_dp_rx_seg shows the 64 KiB Write's last segment placed before
-#     the siw2_dp_commit of its range (COMMIT-ORD-1).
+#     of the guest's emulated NVDIMM (pmem_devdax), registered durable,
+#     its first two pages the device's pages 1 and 0 (--swap-pages: two
+#     mappings swapped with MAP_FIXED, so virtually contiguous is not
+#     physically contiguous). The same client steps, observed from
+#     outside siw2 (tests/progs/commit_observe.py, Documentation/
+#     testing.md "Durability observed from outside siw2"): kprobe events,
+#     on one global clock, on the kernel's pmem write-back
+#     (arch_wb_cache_pmem), on payload copied out of socket buffers
+#     (skb_copy_bits) and on octets handed to TCP (sock_sendmsg: the
+#     Commit Requests and Responses, decoded), with the window's physical
+#     pages from /proc/PID/pagemap. Between one Commit Response and the
+#     next, exactly the physical lines of the Request's range are written
+#     back, all before the Response is handed to TCP (64 KiB at offset 0:
+#     1024; [100, 300): 4; [4088, 4104), across the swapped pages: 2; 0
+#     octets: 0; the log step's 512-octet record: 8 and the log word's
+#     line after them), each with Status 0 on the wire, and the ram
+#     window none, with Status 4 (COMMIT-DUR-1, COMMIT-DUR-4, DEC-14,
+#     SIW2-DEC-2); no line of a range is dirty when its Response leaves:
+#     the 64 KiB Write's payload is seen landing on all 1024 lines before
+#     their write-back (COMMIT-DUR-5, COMMIT-ORD-1); a log update of the
+#     durable word after a ram range is refused with Status 5 and the word
+#     keeps its value (SIW2-DEC-1). The same events changed as a broken
+#     siw2 would leave them (a wrong page step, a lost write-back, a
+#     Response before a write-back, a copy after it) must each fail the
+#     check. siw2's own trace events are kept for reading only.
 #     tools/pmlog/siw2-pmlog appends 200 records of 4 KiB to a log on the
 #     same namespace in push mode (Write + Commit) and in classic mode
 #     (Write + Send, the server flushes and answers): both finish and
@@ -139,6 +152,7 @@ commit_run() {
 		show "$name.s"
 		return 1
 	fi
+	[[ -z ${ON_LISTEN:-} ]] || "$ON_LISTEN" "$R/$name.s"
 	while (( $# )); do
 		shift	# the "--"
 		args=()
@@ -226,54 +240,122 @@ for c in 0x1 0x0; do
 done
 
 # ---------------------------------------------------------------- p
+# Durability observed from outside siw2 (tests/progs/commit_observe.py):
+# kprobe events on the kernel's pmem write-back, on payload copied out of
+# socket buffers and on octets handed to TCP, and the server window's
+# physical pages from /proc/PID/pagemap.
+OBS=(python3 -S "$SIW2_TOP/tests/progs/commit_observe.py")
+OBS_PROBES=(
+	'p:siw2obs/obs_wb arch_wb_cache_pmem addr=%di:x64 size=%si:u64 pob=@page_offset_base:x64'
+	'r:siw2obs/obs_wb_ret arch_wb_cache_pmem'
+	'p:siw2obs/obs_st skb_copy_bits to=%dx:x64 len=%cx:s32 pob=@page_offset_base:x64'
+	'r:siw2obs/obs_st_ret skb_copy_bits'
+	'p:siw2obs/obs_tx sock_sendmsg fpdu=+0(+0(msg->msg_iter.kvec)):x8[64] off=msg->msg_iter.iov_offset:u64'
+)
+obs_start() {
+	local i e
+	for i in "${!OBS_PROBES[@]}"; do
+		e=${OBS_PROBES[i]}
+		if [[ $e == *'msg->'* ]] && ! echo "$e" >>"$T/kprobe_events" 2>/dev/null; then
+			# No BTF probe arguments (Linux 6.1): its struct msghdr and
+			# iov_iter (msg_iter at 16; in it iov_offset at 8, kvec at 24).
+			e='p:siw2obs/obs_tx sock_sendmsg fpdu=+0(+0(+40(%si))):x8[64] off=+24(%si):u64'
+			OBS_PROBES[i]=$e
+			log "no BTF probe arguments: obs_tx reads Linux 6.1's struct layout"
+		elif [[ $e == *'msg->'* ]]; then
+			continue
+		fi
+		echo "$e" >>"$T/kprobe_events" ||
+			fail "COMMIT-DUR-1: kprobe event refused: '$e': $(tail -n 2 "$T/error_log" | tr '\n' ' ')"
+	done
+	echo 8192 >"$T/buffer_size_kb" || fail "trace buffer size"
+	echo 1 >"$T/events/siw2obs/enable" || fail "enable the siw2obs kprobe events"
+}
+# obs_stop FILE: the trace to FILE, every event kept (none lost, every
+# return probe fired), the probes removed.
+obs_stop() {
+	local e n
+	echo 0 >"$T/events/siw2obs/enable"
+	cp "$T/trace" "$1"
+	n=$(sed -n 's/^# entries-in-buffer\/entries-written: \([0-9]*\)\/\([0-9]*\) .*/\1 \2/p' "$1")
+	[[ $n =~ ^([0-9]+)\ ([0-9]+)$ && ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] ||
+		bad "COMMIT-DUR-1: the observation lost trace events (entries in buffer/written: ${n:-?})"
+	awk '$1 ~ /^obs_/ && $3 != 0 { print }' "$T/kprobe_profile" >"$R/obs-missed.txt"
+	[[ -s $R/obs-missed.txt ]] &&
+		bad "COMMIT-DUR-1: kprobes missed: $(tr '\n' ';' <"$R/obs-missed.txt")"
+	for e in "${OBS_PROBES[@]}"; do
+		e=${e#*:}
+		echo "-:${e%% *}" >>"$T/kprobe_events" || bad "cannot remove kprobe event ${e%% *}"
+	done
+}
+# The server's window pages, read when it listens (ON_LISTEN of commit_run).
+obs_pagemap() {
+	local l
+	l=$(grep -m1 '^COMMIT MAP ' "$1")
+	if [[ $l =~ pid=([0-9]+)\ pm=(0x[0-9a-f]+)\ len=([0-9]+) ]]; then
+		"${OBS[@]}" pagemap "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" \
+			>"$R/pm.pagemap" 2>&1 || { bad "COMMIT-DUR-1: pagemap of the server's window"; show pm.pagemap; }
+	else
+		bad "COMMIT-DUR-1: no COMMIT MAP line from the server"
+	fi
+}
+
 pmem_devdax 4K
 log "pmem: $PMEM_DAX at $PMEM_START, $PMEM_SIZE octets, align $PMEM_ALIGN"
 # One clock for all CPUs: RX and TX may run on different ones.
 echo global >"$T/trace_clock" || fail "trace_clock global"
-echo 1 >"$T/events/siw2/siw2_dp_rx_seg/enable" || fail "enable siw2_dp_rx_seg"
+obs_start
 echo >"$T/trace"
-SARGS=(--pmem "$PMEM_DAX")
+# The window's pages 0 and 1 are the device's pages 1 and 0: virtually
+# contiguous, physically not.
+SARGS=(--pmem "$PMEM_DAX" --swap-pages)
+ON_LISTEN=obs_pagemap
 commit_run pm pa "$SRV" 7805 pb 1 --
+ON_LISTEN=
 SARGS=()
+obs_stop "$R/pm-all.trace"
 grep -q '^COMMIT MR pm durable=1 ' "$R/pm.s" || bad "pm: the device-DAX window is not registered durable (COMMIT-REG-1)"
 grep -q '^COMMIT OK side=client steps=6$' "$R/pm.c0" || bad "pm: client steps (SIW2-DEC-1 log-refused, SIW2-DEC-2)"
 grep -q '^COMMIT WIN conn=0 pm=ok ram=ok log=0x0000000000080200$' "$R/pm.s" ||
 	bad "pm: server windows or log word (SIW2-DEC-1)"
-cp "$T/trace" "$R/pm-all.trace"
-echo 0 >"$T/events/siw2/siw2_dp_rx_seg/enable"
+# siw2's own account, kept for reading only: the observation below is
+# the evidence.
+# (Removing the kprobe events emptied the trace buffer.)
 grep -h 'siw2_dp_commit_log:' "$R/pm-all.trace" >"$R/pm-log.trace"
-trace_take 'siw2_dp_commit:' pm-commit.trace
-# The log word's one line written back, after its range's (SIW2-DEC-1,
-# COMMIT-ATOM-2: the word is stored once the range is durable); then the
-# log-refused step's word, not stored after a ram range (Status 5).
-mapfile -t lg < <(sed -n 's/.* lines \([0-9]*\) status \([0-9]*\)$/\1 \2/p' "$R/pm-log.trace")
-[[ ${#lg[@]} == 2 && ${lg[0]} == "1 0" && ${lg[1]} == "0 5" ]] ||
-	bad "SIW2-DEC-1: pm: log updates traced as [${lg[*]}], want one stored with its line written back, then one refused (lines 0 status 5)"
-# COMMIT-ORD-1: the 64 KiB Commit is executed after the last segment of
-# the Write before it was placed (the segment ending at the range's end
-# comes first in the trace).
-# (mawk has no hex: bash does the arithmetic.)
-cl=$(grep -n 'siw2_dp_commit: .* len 65536 ' "$R/pm-all.trace" | head -n 1)
-ord=
-if [[ $cl =~ ^([0-9]+):.*\ to\ (0x[0-9a-f]+)\  ]]; then
-	cn=${BASH_REMATCH[1]} cto=${BASH_REMATCH[2]}
-	while IFS=: read -r n rest; do
-		[[ $rest =~ \ to\ (0x[0-9a-f]+)\ len\ ([0-9]+) ]] || continue
-		(( n < cn && BASH_REMATCH[1] + BASH_REMATCH[2] == cto + 65536 )) && ord=ok
-	done < <(grep -n 'siw2_dp_rx_seg: .* op 0x0 ' "$R/pm-all.trace")
-	[[ $ord ]] || bad "pm: no Write segment ending at the range's end placed before the 64 KiB Commit (COMMIT-ORD-1)"
-else
-	bad "pm: no 64 KiB Commit in the trace (COMMIT-ORD-1)"
-fi
-# In posting order, len, cache lines written back and Status: the
-# range's lines exactly on pm with Status 0 (COMMIT-DUR-1, COMMIT-DUR-5,
-# DEC-14); the ram window none, Status 4 (needing durability, then
-# global: SIW2-DEC-2) and 5 (the log-refused step: SIW2-DEC-1).
-want=("65536 1024 0" "200 4 0" "16 2 0" "0 0 0" "4096 0 4" "4096 0 4" "512 8 0" "4096 0 5")
-mapfile -t got < <(sed -n 's/.* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/pm-commit.trace")
+grep -h 'siw2_dp_commit:' "$R/pm-all.trace" >"$R/pm-commit.trace"
+# The swap is in place: window pages 0, 1, 2 on the device's 1, 0, 2.
+p0=$(( PMEM_START / 4096 ))
+mapfile -t pf < <(awk '$1 == "PAGE" && $2 < 3 { print $3 }' "$R/pm.pagemap")
+(( ${#pf[@]} == 3 && pf[0] == p0 + 1 && pf[1] == p0 && pf[2] == p0 + 2 )) ||
+	bad "COMMIT-DUR-1: pm: window pages 0-2 on PFNs [${pf[*]}], want the device's pages 1, 0, 2 ($(printf '0x%x 0x%x 0x%x' $((p0 + 1)) "$p0" $((p0 + 2)))): --swap-pages not in place"
+# The same events, changed as a broken siw2 would leave them (every
+# range written back as if physically contiguous, a write-back lost, a
+# Response before a write-back, a copy after one), must each be caught:
+# the observation can fail.
+clsz=$(awk '/^clflush size/ { print $4; exit }' /proc/cpuinfo)
+"${OBS[@]}" check --trace "$R/pm-all.trace" --pagemap "$R/pm.pagemap" --server "$R/pm.s" \
+	--pmem-start "$PMEM_START" --pmem-size "$PMEM_SIZE" --line "${clsz:-64}" --faults \
+	>"$R/pm-observe.out" 2>&1
+rc=$?
+while IFS= read -r l; do bad "pm observed: $l"; done < <(sed -n 's/^OBSERVE BAD //p' "$R/pm-observe.out")
+n=$(grep -c '^OBSERVE FAULT [a-z-]* caught: ' "$R/pm-observe.out")
+(( n == 4 )) || bad "COMMIT-DUR-1: $n of 4 changed traces caught by the observation: $(grep '^OBSERVE FAULT .* MISSED' "$R/pm-observe.out" | tr '\n' ';')"
+(( rc == 0 )) || grep -q '^OBSERVE BAD \|^OBSERVE FAULT .* MISSED' "$R/pm-observe.out" ||
+	{ bad "COMMIT-DUR-1: commit_observe.py check rc $rc"; show pm-observe.out; }
+# The observed Commits, in the order their Responses were handed to TCP:
+# len, distinct lines written back since the Response before, Status
+# on the wire, lines of the range payload was seen copied into before
+# the Response. The range's lines exactly, and the log word's, on pm
+# with Status 0 (COMMIT-DUR-1, COMMIT-DUR-5, DEC-14; the 64 KiB Write's
+# 1024 lines stored first: COMMIT-ORD-1); the ram window none, Status 4
+# (needing durability, then global: COMMIT-DUR-4, SIW2-DEC-2) and 5 (the
+# log-refused step: SIW2-DEC-1).
+want=("65536 1024 0 1024" "200 4 0 4" "16 2 0 2" "0 0 0 0" "4096 0 4 0" "4096 0 4 0" "512 9 0 8" "4096 0 5 0")
+mapfile -t got < <(sed -n 's/^OBSERVE COMMIT .* len=\([0-9]*\) lines=\([0-9]*\) status=\([0-9]*\) stored=\([0-9]*\)$/\1 \2 \3 \4/p' "$R/pm-observe.out")
 if [[ "${got[*]}" != "${want[*]}" ]]; then
-	bad "COMMIT-DUR-1 SIW2-DEC-2: pm: Commits traced as (len lines status) [$(printf '%s, ' "${got[@]}")], want [$(printf '%s, ' "${want[@]}")]"
+	bad "COMMIT-DUR-1 COMMIT-ORD-1 SIW2-DEC-2: pm: Commits observed as (len lines status stored) [$(printf '%s, ' "${got[@]}")], want [$(printf '%s, ' "${want[@]}")]"
 fi
+log "pm observed: $(grep -c '^OBSERVE COMMIT ' "$R/pm-observe.out") Commit Responses, $(grep -c ' obs_wb:' "$R/pm-all.trace") write-backs, $(grep '^OBSERVE RESULT' "$R/pm-observe.out"), $n of 4 faults caught"
 
 PL=$SIW2_TOP/tools/pmlog/siw2-pmlog
 [[ -x $PL ]] || fail "$PL not built (make pmlog)"
