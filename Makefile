@@ -4,8 +4,12 @@
 #
 #   make            build drivers/siw2/siw2.ko, the provider and test programs
 #   make install    install the module (depmod) and the provider system-wide
-#   make check      the whole suite: host checks, KUnit (UML), the VM cases
-#                   (installs missing packages first)
+#   make check      the whole suite: host checks, KUnit (UML), the VM cases,
+#                   the core VM cases on Linux 6.1 (vm61) and on a Debian 13
+#                   root (vm13; root needed) (installs missing packages first)
+#   make check-trixie  only the vm13 stage: the core VM cases and those that
+#                   need rdma-core 56 in a cached Debian 13 root (chroot;
+#                   tools/check-release.sh trixie; root needed)
 #   make kunit      only the KUnit suites (tests/kunit/run.sh)
 #   make demo       boot a VM with two namespaces and show siw2 devices working
 #   make bench      siw2 vs Linux siw, rxe and TCP in one VM (tools/bench.sh;
@@ -58,7 +62,7 @@ SIW2_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.
 DKMS_SRC := /usr/src/siw2-$(SIW2_VERSION)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-fresh demo deps clean checkpatch bench bench-ab bench-pmlog check-crash debug-kernel check-debug soak nfs-long
+.PHONY: all module ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-fresh check-trixie demo deps clean checkpatch bench bench-ab bench-pmlog check-crash debug-kernel check-debug soak nfs-long
 
 all: module ktest provider progs pmlog rpcrdma
 
@@ -182,6 +186,12 @@ nfs-long: deps
 # The README's two commands on a clean Debian 12 root (root needed).
 check-fresh:
 	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-fresh.sh
+
+# make check's vm13 stage alone (root needed): the Debian 13 root is made
+# once (debootstrap: tools/install-deps.sh fresh) and kept in check-fresh's
+# cache.
+check-trixie:
+	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-release.sh trixie -j$(VM_JOBS)
 
 # Issue 17's debug guest kernel, installed beside Debian's (root needed).
 debug-kernel:

@@ -33,6 +33,11 @@
 #      13 has no 6.1: there siw2 is unbuilt for 6.12, the 6.12 headers
 #      are installed again, and DKMS must have rebuilt it by itself.
 #
+# Making the base, the apt sources, the mounts and the chroot are
+# tools/lib-root.sh's, shared with tools/check-release.sh (make check's
+# vm13 stage, which keeps a root of its own, <release>-stage, beside the
+# base).
+#
 # Logs: build/check-fresh/<release>/{setup,demo,check,dkms}.log and times.txt
 # (seconds of each step).  The last line is the result of "make check"
 # ("N passed, N failed, N skipped"); the exit status is non-zero if
@@ -90,38 +95,19 @@ step() {
 	return "$rc"
 }
 
-# Every mount below the run's root, deepest first (setup_run runs in a
-# pipeline, so it cannot hand a list back).
-unmount_all() {
-	local m
-	awk -v r="$RUN/" 'index($2 "/", r) == 1 { print $2 }' /proc/self/mounts |
-		sort -r | while read -r m; do
-			umount "$m" 2>/dev/null || umount -l "$m"
-		done
-}
+# shellcheck source=tools/lib-root.sh
+source "$TOP/tools/lib-root.sh"
 cleanup() {
 	# Anything the suite left running in the chroot (it should be none).
-	if [[ -d $RUN/proc ]]; then
-		local p root
-		for p in /proc/[0-9]*; do
-			root=$(readlink "$p/root" 2>/dev/null) || continue
-			[[ $root == "$RUN" ]] && kill -9 "${p#/proc/}" 2>/dev/null
-		done
-	fi
-	unmount_all
+	root_kill "$RUN" >/dev/null
+	root_unmount "$RUN"
 	[[ ${SIW2_FRESH_KEEP:-0} == 1 ]] || rm -rf --one-file-system "$RUN"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- 1. the pristine root, once ----
-make_base() {
-	local tmp=$BASE.tmp
-	tools/install-deps.sh fresh || return 1
-	rm -rf --one-file-system "$tmp"
-	debootstrap --variant=minbase "$REL" "$tmp" "$MIRROR" || return 1
-	mv "$tmp" "$BASE"
-}
+make_base() { root_make_base "$REL" "$MIRROR" "$BASE"; }
 cd "$TOP" || exit 1
 if [[ ! -x $BASE/bin/bash ]]; then
 	step debootstrap "$OUT/debootstrap.log" make_base || die "debootstrap failed"
@@ -133,41 +119,18 @@ fi
 setup_run() {
 	rm -rf --one-file-system "$RUN"
 	cp -a "$BASE" "$RUN" || return 1
-	cat >"$RUN/etc/apt/sources.list" <<-EOF
-	deb $MIRROR $REL main
-	deb $MIRROR $REL-updates main
-	deb $SECURITY $REL-security main
-	EOF
-	printf '#!/bin/sh\n# check-fresh: no daemons in the chroot\nexit 101\n' \
-		>"$RUN/usr/sbin/policy-rc.d"
-	chmod 755 "$RUN/usr/sbin/policy-rc.d"
-	cp -L /etc/resolv.conf "$RUN/etc/resolv.conf"
+	root_configure "$RUN" "$REL" "$MIRROR" "$SECURITY"
 	# Copy the tree as committed, never the working copy.
 	mkdir -p "$RUN/root/siw2"
 	git -C "$TOP" archive --format=tar HEAD | tar -x -C "$RUN/root/siw2" || return 1
-	if [[ -d $TOP/../shared/specs ]]; then
-		mkdir -p "$RUN/root/shared"
-		cp -a "$TOP/../shared/specs" "$RUN/root/shared/"
-	fi
-	local m
-	# A machine's / is a mount point; a chroot's is not unless it is
-	# bound onto itself (unshare -m, in match-selftest.sh, needs it).
-	mount --bind "$RUN" "$RUN" || return 1
-	mount --make-private "$RUN"
-	for m in proc sys dev; do
-		mount --rbind "/$m" "$RUN/$m" || return 1
-		mount --make-rslave "$RUN/$m"
-	done
+	root_digest "$RUN" "$TOP"
+	root_mount "$RUN" || return 1
 	in_root apt-get update -q &&
 		in_root apt-get install -y -q --no-install-recommends make
 }
 
 # in_root CMD...: CMD in the run's root, as root, in a clean environment.
-in_root() {
-	chroot "$RUN" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive "$@" </dev/null
-}
+in_root() { root_run "$RUN" "$@"; }
 
 step setup "$OUT/setup.log" setup_run || die "setting up the run's root failed"
 say "HEAD $(git -C "$TOP" rev-parse --short HEAD) in $RUN/root/siw2"

@@ -17,9 +17,9 @@
 #      boots that kernel and loads what was built for it (with 79-debs
 #      among the cases, the Debian packages are built there first).
 #
-# Without case arguments, the cases make check runs on 6.1 (CORE_CASES:
-# link lifecycle, device attributes, connection set-up with siw2 and
-# Linux siw, data integrity, rping); "tools/check-kernel.sh 6.1
+# Without case arguments, the cases make check runs on 6.1 (the core
+# cases, tests/vm/core-cases: link lifecycle, device attributes, connection
+# set-up with siw2 and Linux siw, data integrity, rping); "tools/check-kernel.sh 6.1
 # tests/vm/cases/*.sh" is the whole suite there.  Output as run.sh's:
 # the last line is "N passed, N failed, N skipped"; a missing kernel or a
 # failed build is one failure.
@@ -29,8 +29,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 series=${1:-}
 [[ $series =~ ^[0-9]+\.[0-9]+$ ]] || { echo "usage: $0 SERIES [run.sh arguments]" >&2; exit 2; }
 shift
-CORE_CASES=(10-link-lifecycle 12-rmmod-busy 20-devinfo 30-ctrl-verbs 50-siw-peer
-	    52-cm-siw2-smoke 59-mpa-peer-siw 60-dp-integrity 61-dp-rping)
+mapfile -t CORE_CASES < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$TOP/tests/vm/core-cases")
 
 die() {
 	echo "not ok - check-kernel $series: $*"

@@ -46,6 +46,9 @@ PKGS=(
 	# clang) depends on exactly that one: libclang-rt-14-dev on Debian 12,
 	# libclang-rt-19-dev on Debian 13.
 	clang libclang-rt-dev
+	# make check's vm13 stage (tools/check-release.sh trixie) debootstraps
+	# its Debian 13 root once, with the host's debootstrap and keyring.
+	debootstrap debian-archive-keyring
 )
 
 # Only "make bench" needs these (tools/bench.sh): TCP baselines in the
@@ -56,8 +59,9 @@ BENCH_PKGS=(
 	linux-perf		# tests/vm/bench/profile.sh: CPU profile in the guest
 )
 
-# Only "make check-fresh" needs these (tools/check-fresh.sh), on the host
-# that builds the clean root; the root itself installs PKGS.
+# "make check-fresh" needs these (tools/check-fresh.sh), on the host that
+# builds the clean root; the root itself installs PKGS.  debootstrap and
+# the keyring are in PKGS too (make check's vm13 stage); git only here.
 FRESH_PKGS=(
 	debootstrap debian-archive-keyring	# the clean Debian root
 	git			# git archive of HEAD
