@@ -196,19 +196,32 @@ static uint64_t cpu_ns(void)
 }
 
 /*
- * The machine's CPU time so far, all CPUs (/proc/stat): user and nice,
- * and the kernel's system, irq and softirq time. Not the process's: in
- * push mode the work is the kernel's, in siw2's receive path.
+ * The machine's CPUs so far (/proc/stat), all of them: not the process's
+ * time, for in push mode the work is the kernel's, in siw2's receive
+ * path. Busy time is the wall clock times the CPUs less their idle and
+ * iowait time, which the kernel measures at every idle entry and exit
+ * (NO_HZ); the user (user, nice) and kernel (system, irq, softirq)
+ * fields are sampled at the tick instead (Debian's kernel has no
+ * IRQ_TIME_ACCOUNTING), and work that keeps time with the tick can hide
+ * from them, so only their ratio is used, to split the busy time.
  */
-static void machine_ns(uint64_t *user, uint64_t *kern, uint32_t *cpus)
+struct mach {
+	double wall_ns;
+	double idle_ns;
+	double user_ns;
+	double kern_ns;
+	uint32_t cpus;
+};
+
+static void machine_now(struct mach *m)
 {
-	unsigned long long v[7] = {};
+	unsigned long long v[8] = {};
 	double ns = 1e9 / sysconf(_SC_CLK_TCK);
 	char line[256];
 	FILE *f;
 
-	*user = *kern = 0;
-	*cpus = 0;
+	memset(m, 0, sizeof(*m));
+	m->wall_ns = now_us() * 1e3;
 	f = fopen("/proc/stat", "r");
 	if (!f)
 		return;
@@ -217,11 +230,28 @@ static void machine_ns(uint64_t *user, uint64_t *kern, uint32_t *cpus)
 			sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu",
 			       &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
 		else if (!strncmp(line, "cpu", 3))
-			(*cpus)++;
+			m->cpus++;
 	}
 	fclose(f);
-	*user = (uint64_t)((v[0] + v[1]) * ns);
-	*kern = (uint64_t)((v[2] + v[5] + v[6]) * ns);
+	m->idle_ns = (v[3] + v[4]) * ns;
+	m->user_ns = (v[0] + v[1]) * ns;
+	m->kern_ns = (v[2] + v[5] + v[6]) * ns;
+}
+
+/* The busy time since @a, split into user and kernel time. */
+static void machine_busy(const struct mach *a, uint64_t *user, uint64_t *kern)
+{
+	struct mach b;
+	double busy, u, k;
+
+	machine_now(&b);
+	busy = (b.wall_ns - a->wall_ns) * b.cpus - (b.idle_ns - a->idle_ns);
+	u = b.user_ns - a->user_ns;
+	k = b.kern_ns - a->kern_ns;
+	if (busy < 0)
+		busy = 0;
+	*kern = (uint64_t)(u + k > 0 ? busy * k / (u + k) : 0);
+	*user = (uint64_t)busy - *kern;
 }
 
 /* ---- CRC-32C (Castagnoli), the record checksum ---- */
@@ -770,7 +800,8 @@ static void serve(void)
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	struct rdma_conn_param cp = { .responder_resources = 16,
 				      .initiator_depth = 16 };
-	uint64_t cpu0, mu0, mk0, mu, mk, served = 0;
+	uint64_t cpu0, mu, mk, served = 0;
+	struct mach m0;
 	struct rdma_cm_id *lid;
 	struct rdma_cm_event *ev;
 	struct addrinfo *ai;
@@ -837,7 +868,7 @@ static void serve(void)
 		       ", epoch %u%s\n", i, lg.end, lg.seq, lg.epoch,
 		       sleeping ? "" : " (busy-polled)");
 		cpu0 = cpu_ns();
-		machine_ns(&mu0, &mk0, &n);
+		machine_now(&m0);
 		served = 0;
 		for (;;) {
 			poll_one(&wc);
@@ -856,17 +887,16 @@ static void serve(void)
 				served++;
 				r = (struct msg){ .type = MSG_DONE, .off = m.off };
 			} else if (m.type == MSG_STATS) {
-				machine_ns(&mu, &mk, &n);
+				machine_busy(&m0, &mu, &mk);
 				r = (struct msg){ .type = MSG_STATS,
 						  .cpu_ns = cpu_ns() - cpu0,
 						  .records = served,
-						  .mach_user_ns = mu - mu0,
-						  .mach_kern_ns = mk - mk0,
-						  .mach_cpus = n,
+						  .mach_user_ns = mu,
+						  .mach_kern_ns = mk,
+						  .mach_cpus = m0.cpus,
 						  .busy = !sleeping };
 				cpu0 = cpu_ns();
-				mu0 = mu;
-				mk0 = mk;
+				machine_now(&m0);
 				served = 0;
 			} else {
 				break;
@@ -1121,7 +1151,7 @@ static void client(void)
 		       " ns for %u records, of which it handled %" PRIu64 ")\n",
 		       s.cpu_ns / 1e3 / opt.count, s.cpu_ns, opt.count,
 		       s.records);
-		printf("pmlog: server machine CPU %.2f us per record (user %.2f, kernel %.2f; %u CPUs, /proc/stat)\n",
+		printf("pmlog: server machine CPU %.2f us per record (user %.2f, kernel %.2f; %u CPUs busy, /proc/stat)\n",
 		       (s.mach_user_ns + s.mach_kern_ns) / 1e3 / opt.count,
 		       s.mach_user_ns / 1e3 / opt.count,
 		       s.mach_kern_ns / 1e3 / opt.count, s.mach_cpus);
@@ -1316,8 +1346,9 @@ static void usage(FILE *f)
 "  --count 0       append until the log is full or an append fails\n"
 "  Prints the append latency (p50, p99, p99.9, max), the rate, and the\n"
 "  server's CPU time per record: its process's, and its machine's\n"
-"  (/proc/stat: user, and kernel with interrupts, where push's receive\n"
-"  copy and write-back run; it counts whatever else that machine runs).\n"
+"  (/proc/stat: the CPUs' time not idle, split into user and kernel with\n"
+"  interrupts, where push's receive copy and write-back run, in the\n"
+"  ratio the tick sampled; it counts whatever else that machine runs).\n"
 "recover  check the log on --dev (read only): the chain of whole records,\n"
 "         what lies after it, and that the end word is at a record's end\n"
 "         at or before it; one RECOVER line for scripts; exit status 1\n"
