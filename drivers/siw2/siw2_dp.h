@@ -157,6 +157,7 @@ enum siw2_tx_kind {
  * @commit_status: Commit Response: its Status (DEC-13)
  * @wb_on: an RDMA Commit's range is being written back, @wb_done octets
  *	of it so far in @wb_lines cache lines (a run does a budget's worth)
+ * @wb_poisoned: a page of that range was found poisoned and skipped
  * @rv: RDMAP version of every message sent (DEC-4)
  * @ext: the peer takes the RFC 7306 messages
  * @hdr: MPA length and DDP/RDMAP header of the FPDU being sent
@@ -216,6 +217,7 @@ struct siw2_tx {
 	bool wb_on;
 	u32 wb_done;
 	u32 wb_lines;
+	bool wb_poisoned;
 	u8 rv;
 	bool ext;
 	u8 hdr[SIW2_TX_HDR_MAX];

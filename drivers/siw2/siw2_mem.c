@@ -14,6 +14,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "siw2.h"
+#include "siw2_pmem.h"
 
 /*
  * Access rights siw2 implements for MRs (others: -EOPNOTSUPP). Bits in
@@ -33,7 +34,8 @@ static int siw2_mr_check_access(int access)
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	return 0;
+	/* Durable only where the kernel can write back (before pinning). */
+	return siw2_durable_access(access);
 }
 
 /* Is the page at @pa persistent memory (a pmem or device-DAX region)? */
@@ -47,14 +49,16 @@ static bool siw2_pa_is_pmem(phys_addr_t pa)
 /*
  * A durable registration (IB_ACCESS_FLUSH_PERSISTENT) is a promise that
  * a Commit makes its range durable (COMMIT-ACC-1, DEC-14): only memory
- * whose every page is persistent can keep it.
+ * whose every page is persistent can keep it, and only on a kernel that
+ * can write back (where it cannot, the compiler drops the rest).
  */
 static int siw2_mr_check_durable(struct siw2_mr *mr, int access)
 {
+	int rv = siw2_durable_access(access);
 	u32 i;
 
-	if (!(access & IB_ACCESS_FLUSH_PERSISTENT))
-		return 0;
+	if (rv || !(access & IB_ACCESS_FLUSH_PERSISTENT))
+		return rv;
 	switch (mr->type) {
 	case SIW2_MR_USER:
 		for (i = 0; i < mr->nupages; i++)
@@ -405,7 +409,8 @@ int siw2_mr_fast_reg(struct siw2_mr *mr, struct ib_pd *pd, u32 key,
  * @access: IB_ACCESS_* flags
  *
  * Return: the MR or ERR_PTR(-EINVAL/-EOPNOTSUPP/-ENOMEM), -EMEDIUMTYPE
- * for IB_ACCESS_FLUSH_PERSISTENT.
+ * for IB_ACCESS_FLUSH_PERSISTENT (-EOPNOTSUPP on a kernel that cannot
+ * write back, siw2_durable_access()).
  */
 struct ib_mr *siw2_get_dma_mr(struct ib_pd *pd, int access)
 {
@@ -487,10 +492,12 @@ static int siw2_mr_udata_access(struct ib_udata *udata, int *access)
  *
  * Return: the MR, or ERR_PTR(-EINVAL) for an empty or oversized region or
  * inconsistent rights, -EOPNOTSUPP for unsupported rights (e.g. on-demand
- * paging) or driver data siw2 does not know, -EFAULT for memory that
- * cannot be pinned, -EMEDIUMTYPE for a durable registration
- * (IB_ACCESS_FLUSH_PERSISTENT) of memory that is not all persistent,
- * -ENOMEM.
+ * paging, or IB_ACCESS_FLUSH_PERSISTENT on a kernel that cannot write
+ * back: siw2_durable_access()) or driver data siw2 does not know, what
+ * ib_umem_get() fails with for memory that cannot be pinned for long
+ * (-EFAULT, or -EOPNOTSUPP for a file on a DAX file system),
+ * -EMEDIUMTYPE for a durable registration (IB_ACCESS_FLUSH_PERSISTENT)
+ * of memory that is not all persistent, -ENOMEM.
  */
 struct ib_mr *siw2_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 			       u64 iova, int access, struct ib_udata *udata)

@@ -55,6 +55,7 @@
 
 #include "siw2.h"
 #include "siw2_fpdu.h"
+#include "siw2_pmem.h"
 #include "siw2_term.h"
 #include "siw2_trace.h"
 #include "siw2_wr.h"
@@ -554,91 +555,120 @@ static bool siw2_mr_durable(const struct siw2_mr *mr)
 }
 
 /*
- * A Commit's log update (SIW2-DEC-1, COMMIT-ATOM-2): one aligned 8-octet
- * store (RX checked the alignment), then the word's cache line written
- * back if its MR is durable. A word in durable memory would outlive a
- * range that is not: it is not stored then, and the Status says so.
+ * Does the kernel know a page of [@kaddr, @kaddr + @n) poisoned (memory
+ * failure handling, after a machine check or an injection)? Such a page
+ * may be unmapped from the kernel's linear map: it must not be touched.
+ * Device-DAX marks a large page's head.
+ */
+static bool siw2_kaddr_poisoned(const void *kaddr, u32 n)
+{
+	uintptr_t a = (uintptr_t)kaddr & PAGE_MASK;
+	uintptr_t end = (uintptr_t)kaddr + n;
+	struct page *pg;
+
+	for (; a < end; a += PAGE_SIZE) {
+		pg = virt_to_page((void *)a);
+		if (PageHWPoison(pg) || PageHWPoison(compound_head(pg)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A Commit's log update (SIW2-DEC-1, COMMIT-ATOM-2) after a range that
+ * earned @range: one aligned 8-octet store (RX checked the alignment),
+ * then the word's cache line written back if its MR is durable; or,
+ * as siw2_commit_log_status() decides, no store at all.
  * Return: the Status the log update leaves.
  */
 static u32 siw2_tx_commit_log(struct siw2_qp *qp, const struct siw2_irqe *e,
-			      bool range_durable)
+			      u32 range)
 {
 	bool durable = siw2_mr_durable(e->log_mr);
+	u32 status;
 	void *kaddr;
 
-	if (durable && !range_durable) {
-		trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
-					 0, SIW2_COMMIT_ST_LOG_REFUSED);
-		return SIW2_COMMIT_ST_LOG_REFUSED;
-	}
 	siw2_mr_kaddr(e->log_mr, e->log.to, sizeof(u64), &kaddr);
+	status = siw2_commit_log_status(range, durable,
+					siw2_kaddr_poisoned(kaddr, sizeof(u64)));
+	if (!siw2_commit_done(status)) {
+		trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
+					 0, status);
+		return status;
+	}
 	WRITE_ONCE(*(u64 *)kaddr, e->log.value);
 	if (durable)
 		arch_wb_cache_pmem(kaddr, sizeof(u64));
 	wmb();	/* the word's write-back before the Response */
 	trace_siw2_dp_commit_log(qp->base.qp_num, e->req_id, e->log.to,
 				 durable, 0);
-	return durable ? SIW2_COMMIT_ST_OK : SIW2_COMMIT_ST_NOT_DURABLE;
+	return status;
 }
 
 /*
  * Make the range of the RDMA Commit at the head of the IRQ durable
  * (COMMIT-DUR-1). Placement is synchronous, so every Write that came
  * before the Commit is in memory now (COMMIT-ORD-1). A durable MR has
- * the CPU cache lines of exactly its range written back, a budget's
- * worth per engine run, so that a large range shares the engine's
- * worker with other QPs; any other range only becomes globally visible
- * (COMMIT-DUR-4, DEC-14). RX checked STag, rights and bounds
- * (COMMIT-ACC-1).
+ * the CPU cache lines of exactly its range written back, about a
+ * budget's worth per engine run (at least one page), so that a large
+ * range shares the engine's worker with other QPs; any other range only
+ * becomes globally visible
+ * (COMMIT-DUR-4, DEC-14). A page the kernel knows poisoned is skipped
+ * and fails the Commit with Status 1 (DEC-13). RX checked STag, rights
+ * and bounds (COMMIT-ACC-1).
  */
 static void siw2_tx_commit_wb(struct siw2_qp *qp, size_t *budget)
 {
 	struct siw2_tx *tx = &qp->tx;
 	struct siw2_irqe *e = &tx->irqe;
-	u32 chunk, n;
+	size_t done = 0;
 	void *kaddr;
+	u32 n;
 
-	chunk = min_t(size_t, e->len - tx->wb_done,
-		      max_t(size_t, *budget, PAGE_SIZE));
-	*budget -= min_t(size_t, *budget, chunk);
-	while (chunk) {
-		n = siw2_mr_kaddr(e->mr, e->src_to + tx->wb_done, chunk,
-				  &kaddr);
-		arch_wb_cache_pmem(kaddr, n);
-		tx->wb_lines += siw2_cache_lines(kaddr, n);
+	/*
+	 * Whole pieces (the MR's pages) only: a run that ended inside one
+	 * would split a cache line between two runs and write it back twice.
+	 */
+	do {
+		n = siw2_mr_kaddr(e->mr, e->src_to + tx->wb_done,
+				  e->len - tx->wb_done, &kaddr);
+		if (siw2_kaddr_poisoned(kaddr, n)) {
+			tx->wb_poisoned = true;
+		} else {
+			arch_wb_cache_pmem(kaddr, n);
+			tx->wb_lines += siw2_cache_lines(kaddr, n);
+		}
 		tx->wb_done += n;
-		chunk -= n;
-	}
+		done += n;
+	} while (tx->wb_done < e->len && done < *budget);
+	*budget -= min(*budget, done);
 	if (tx->wb_done == e->len)
 		tx->wb_on = false;
 }
 
 /*
- * The range is done: the log update, the invalidation and the Response.
- * Status 0 only if every octet named is durable; "visible, not durable"
- * otherwise (SIW2-DEC-2). Return: false if the stream ended instead
- * (DEC-20).
+ * The range is done: the log update, the invalidation and the Response,
+ * with the Status siw2_commit_range_status() and siw2_commit_log_status()
+ * decide: 0 only if every octet named is durable. Return: false if the
+ * stream ended instead (DEC-20).
  */
 static bool siw2_tx_commit_answer(struct siw2_qp *qp)
 {
 	struct siw2_irqe *e = &qp->tx.irqe;
-	u32 status = e->status;
-	bool range_durable;
+	u32 status;
 
 	/* Ordered before the Response leaves (and before any later store). */
 	wmb();
 	/* A Status decided at arrival came with no range looked up. */
-	range_durable = status || !e->len || siw2_mr_durable(e->mr);
-	if (!range_durable)
-		status = SIW2_COMMIT_ST_NOT_DURABLE;
+	status = siw2_commit_range_status(e->status, e->len,
+					  !e->status && e->len &&
+					  siw2_mr_durable(e->mr),
+					  qp->tx.wb_poisoned);
 	/* The log word only once the range is durable (COMMIT-ATOM-2). */
-	if ((status == SIW2_COMMIT_ST_OK ||
-	     status == SIW2_COMMIT_ST_NOT_DURABLE) && e->log_mr)
-		/* The worse of the two: 0 < NOT_DURABLE < LOG_REFUSED. */
-		status = max(status, siw2_tx_commit_log(qp, e, range_durable));
+	if (siw2_commit_done(status) && e->log_mr)
+		status = siw2_tx_commit_log(qp, e, status);
 	/* DEC-20: an Invalidate STag only after a commit carried out. */
-	if ((status == SIW2_COMMIT_ST_OK ||
-	     status == SIW2_COMMIT_ST_NOT_DURABLE) && e->inv_stag &&
+	if (siw2_commit_done(status) && e->inv_stag &&
 	    siw2_mr_invalidate(qp->sdev, qp->base.pd, e->inv_stag)) {
 		siw2_tx_put_irqe(&qp->tx);
 		qp->tx.kind = SIW2_TX_IDLE;
@@ -660,6 +690,7 @@ static bool siw2_tx_commit_start(struct siw2_qp *qp)
 
 	tx->wb_done = 0;
 	tx->wb_lines = 0;
+	tx->wb_poisoned = false;
 	/* No message yet: siw2_tx_msg_sent() must not see the last one's. */
 	tx->len = 0;
 	tx->fpdus = 0;

@@ -12,6 +12,7 @@
 #include <uapi/rdma/siw2-abi.h>
 
 #include "siw2.h"
+#include "siw2_pmem.h"
 
 /**
  * siw2_query_device - report device attributes and limits
@@ -43,16 +44,16 @@ int siw2_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	 * iWARP devices must offer the memory management extensions. Atomic
 	 * Write is a CmpSwap that always matches (DEC-17). An RDMA Commit
 	 * writes back the CPU caches of a durable MR's range (DEC-14), and
-	 * makes any other range globally visible. Memory windows are
-	 * type 2A: bound by a send queue work request, associated with the
-	 * PD (not one QP).
+	 * makes any other range globally visible: FLUSH_PERSISTENT only
+	 * where the kernel can write back (siw2_flush_caps()). Memory
+	 * windows are type 2A: bound by a send queue work request,
+	 * associated with the PD (not one QP).
 	 */
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2A |
 				 IB_DEVICE_ATOMIC_WRITE |
-				 IB_DEVICE_FLUSH_GLOBAL |
-				 IB_DEVICE_FLUSH_PERSISTENT;
+				 siw2_flush_caps();
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = SIW2_MAX_SGE;
 	attr->max_recv_sge = SIW2_MAX_SGE;
