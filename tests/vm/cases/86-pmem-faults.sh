@@ -157,7 +157,7 @@ cp "$T/trace" "$R/p-trace.txt"
 want=("2097152 32768 0" "2097152 32704 1" "2097152 32768 0" "4096 64 1" "2097152 32704 1")
 mapfile -t got < <(sed -n 's/.*siw2_dp_commit: .* len \([0-9]*\) lines \([0-9]*\) status \([0-9]*\)$/\1 \2 \3/p' "$R/p-trace.txt")
 [[ "${got[*]}" == "${want[*]}" ]] ||
-	bad "DEC-13 COMMIT-ERR-3: Commits traced as (len lines status) [$(printf '%s, ' "${got[@]}")], want [$(printf '%s, ' "${want[@]}")]"
+	bad "DEC-13 COMMIT-ERR-3 COMMIT-VAL-2: Commits traced as (len lines status) [$(printf '%s, ' "${got[@]}")], want [$(printf '%s, ' "${want[@]}")]"
 mapfile -t lg < <(sed -n 's/.*siw2_dp_commit_log: .* lines \([0-9]*\) status \([0-9]*\)$/\1 \2/p' "$R/p-trace.txt")
 [[ "${lg[*]}" == "0 1" ]] ||
 	bad "SIW2-DEC-1 COMMIT-ATOM-2: log updates traced as [${lg[*]}], want one, not stored, Status 1 (its word poisoned), and none after the poisoned range"
