@@ -146,6 +146,7 @@ static struct {
 	uint32_t clients;
 	int timeout;
 	bool busy;		/* serve: busy-poll; append: ask for it */
+	bool sleep;		/* append: sleep on a completion channel */
 	bool resume;
 	bool seeded;
 	uint64_t seed;
@@ -614,8 +615,9 @@ static void setup(struct rdma_cm_id *cid)
 		die("%s is not a siw2 device of this provider (RDMAV_DRIVERS?)",
 		    ibv_get_device_name(cid->verbs->device));
 	pd = ibv_alloc_pd(cid->verbs);
-	cc = opt.server ? ibv_create_comp_channel(cid->verbs) : NULL;
-	if (opt.server && !cc)
+	cc = opt.server || opt.sleep ? ibv_create_comp_channel(cid->verbs) :
+				       NULL;
+	if ((opt.server || opt.sleep) && !cc)
 		die("ibv_create_comp_channel: %s", strerror(errno));
 	cq = pd ? ibv_create_cq(cid->verbs, 128, NULL, cc, 0) : NULL;
 	if (!cq)
@@ -676,13 +678,15 @@ static void send_msg(const struct msg *m)
 
 /*
  * The next completion. The client busy-polls, as a latency-bound program
- * would, and gives up after -t seconds; the server sleeps on its
- * completion channel (so that its CPU time is the work it does), or
- * busy-polls when asked to, without a deadline.
+ * would (or, with --sleep, sleeps on a completion channel), and gives up
+ * after -t seconds; the server sleeps on its completion channel (so that
+ * its CPU time is the work it does), or busy-polls when asked to,
+ * without a deadline.
  */
 static void poll_one(struct ibv_wc *wc)
 {
 	double end = now_us() + opt.timeout * 1e6;
+	struct pollfd pfd;
 	struct ibv_cq *ev_cq;
 	void *ctx;
 	int n;
@@ -694,6 +698,9 @@ static void poll_one(struct ibv_wc *wc)
 			n = ibv_poll_cq(cq, 1, wc);
 			if (n)
 				break;
+			pfd = (struct pollfd){ .fd = cc->fd, .events = POLLIN };
+			if (!opt.server && poll(&pfd, 1, opt.timeout * 1000) == 0)
+				die("no completion within %d s", opt.timeout);
 			if (ibv_get_cq_event(cc, &ev_cq, &ctx))
 				die("ibv_get_cq_event: %s", strerror(errno));
 			ibv_ack_cq_events(ev_cq, 1);
@@ -1059,6 +1066,7 @@ static void client(void)
 
 	if (!push && strcmp(opt.mode, "classic"))
 		die("--mode is push or classic, not %s", opt.mode);
+	sleeping = opt.sleep;
 	if (opt.ack_log) {
 		ack_fd = open(opt.ack_log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		if (ack_fd < 0)
@@ -1136,11 +1144,12 @@ static void client(void)
 	if (lat && i == opt.warmup + opt.count) {
 		s = stats();
 		qsort(lat, opt.count, sizeof(*lat), cmp_d);
-		printf("pmlog: mode %s, %u records of %u octets, log %s, server %s\n",
+		printf("pmlog: mode %s, %u records of %u octets, log %s, server %s, client %s\n",
 		       opt.mode, opt.count, opt.rec, h.durable ?
 		       "durable (persistent memory)" :
 		       "not durable (ordinary memory)",
-		       s.busy ? "busy-polls" : "sleeps");
+		       s.busy ? "busy-polls" : "sleeps",
+		       opt.sleep ? "sleeps" : "busy-polls");
 		printf("pmlog: latency us p50 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
 		       pct(lat, opt.count, 50), pct(lat, opt.count, 99),
 		       pct(lat, opt.count, 99.9), lat[opt.count - 1]);
@@ -1299,7 +1308,8 @@ static void usage(FILE *f)
 "                  [--clients N] [--busy-poll] [--renew N]\n"
 "       siw2-pmlog append -a ADDR [-p PORT] [--mode push|classic]\n"
 "                  [--record N] [--count N] [--warmup N] [-t SECS]\n"
-"                  [--busy-poll] [--resume] [--seed N] [--ack-log FILE]\n"
+"                  [--busy-poll] [--sleep] [--resume] [--seed N]\n"
+"                  [--ack-log FILE]\n"
 "       siw2-pmlog recover --dev PATH [--size N]\n"
 "       siw2-pmlog selftest\n"
 "\n"
@@ -1336,6 +1346,8 @@ static void usage(FILE *f)
 "                  clflushopt, else clflush), fences, stores the end,\n"
 "                  writes it back, fences and answers\n"
 "  --busy-poll     ask the server to busy-poll for this client\n"
+"  --sleep         wait for completions on a completion channel (the\n"
+"                  default busy-polls: it takes a CPU of its machine)\n"
 "  --resume        append after the log's last whole record (a fresh log\n"
 "                  otherwise, which wraps at its end; a resumed one stops\n"
 "                  there)\n"
@@ -1389,6 +1401,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 10 },
 		{ "ack-log", required_argument, NULL, 11 },
 		{ "renew", required_argument, NULL, 12 },
+		{ "sleep", no_argument, NULL, 13 },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1424,6 +1437,7 @@ int main(int argc, char **argv)
 		case 10: opt.seed = strtoull(optarg, NULL, 0); opt.seeded = true; break;
 		case 11: opt.ack_log = optarg; break;
 		case 12: opt.renew = size_arg(optarg, false); break;
+		case 13: opt.sleep = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
