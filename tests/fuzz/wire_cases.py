@@ -322,13 +322,17 @@ def g_commit(c, rng, count=None):
         stag = m["stag"] if n or rng.random() < 0.5 else 0
         rest = [("req_id", "I", rid), ("cstag", "I", stag), ("clen", "I", n),
                 ("cto", "Q", m["addr"] + off if stag else 0)]
-        if rng.random() < 0.4:
+        log = rng.random() < 0.4
+        if log:
             rest += [("ltype", "H", 0x8001), ("lrsvd", "H", 0), ("lstag", "I", m["stag"]),
                      ("lto", "Q", m["addr"] + 8 * rng.randrange(m["len"] // 8)),
                      ("lvalue", "Q", rng.getrandbits(64))]
         segs.append(untagged(OP_COMMIT, c.rv, 1, c.msn1, 0, rest))
         c.msn1 += 1
-        wants.append(qn3_want(c, "commit", req_id=rid, status=0))
+        # The target's regions are ordinary memory: a range or log word in
+        # them is visible, not durable (Status 4, SIW2-DEC-2); nothing to
+        # commit at all is Status 0 (DEC-12).
+        wants.append(qn3_want(c, "commit", req_id=rid, status=4 if n or log else 0))
     return Case("commit", segs, wants)
 
 
