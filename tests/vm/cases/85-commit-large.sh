@@ -34,7 +34,7 @@ PM=$SIW2_PROGS/siw2_pmcommit
 [[ -x $PM ]] || fail "$PM not built (make progs)"
 T=/sys/kernel/tracing
 BUDGET=$((256 * 1024))	# SIW2_TX_BUDGET (drivers/siw2/siw2_dp.h)
-LAT_N=$(knob commit_lat_iters 2000)
+LAT_N=$(knob commit_lat_iters 1000)
 
 bad=()
 bad() { bad+=("$*"); log "FAILED: $*"; }
