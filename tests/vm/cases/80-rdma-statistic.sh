@@ -13,7 +13,8 @@
 #  - no Terminate, CRC error or empty receive queue on either;
 #  - "rdma statistic show link" prints the sysfs values.
 # Then per QP (the core's counter objects, siw2_stats.c), 64-octet Sends
-# for 20 s (ib_send_bw -D 20):
+# for 60 s (ib_send_bw -D 60: the binding below takes 35 s of it on a
+# loaded 2-core host under TCG, and must end while the QPs still exist):
 #  - s2a in auto mode ("rdma statistic qp set ... auto type on"): its QPs
 #    are bound to a counter as they reach INIT, which counts received FPDUs;
 #  - s2b's RC QPs bound by hand ("rdma statistic qp bind"), each to a new
@@ -123,10 +124,10 @@ rdma statistic qp set link s2a/1 auto type on || fail "rdma statistic qp set aut
 rdma statistic qp mode link s2a/1 | tee "$R/mode" | grep -q auto || { cat "$R/mode"; fail "s2a not in auto mode"; }
 snap s2a "$R/s2a.before"
 snap s2b "$R/s2b.before"
-ip netns exec pa timeout 60 ib_send_bw -R -d s2a -s 64 -D 20 >"$R/srv2" 2>&1 &
+ip netns exec pa timeout 120 ib_send_bw -R -d s2a -s 64 -D 60 >"$R/srv2" 2>&1 &
 sp=$!
 wait_tcp_listen "$sp" 18515 20 || { cat "$R/srv2"; fail "ib_send_bw -D server not listening"; }
-ip netns exec pb timeout 60 ib_send_bw -R -d s2b -s 64 -D 20 "$SRV" >"$R/cli2" 2>&1 &
+ip netns exec pb timeout 120 ib_send_bw -R -d s2b -s 64 -D 60 "$SRV" >"$R/cli2" 2>&1 &
 cp=$!
 # s2a's QPs were bound to a counter as they reached INIT (auto mode).
 auto_rx() { qpstat s2a >"$R/a.1" && awk '$2 == "rx_fpdus" && $3 > 0 { f = 1 } END { exit !f }' "$R/a.1"; }
@@ -153,6 +154,8 @@ log "s2b counter $bcn (QP $bq, bound by hand): tx_fpdus $b1, a second later $b2"
 expect "s2b's counter $bcn counts the Sends" "b2 > b1 && b1 >= 0"
 # Unbound while the Sends run: it keeps what it counted, the device
 # counts the rest.
+kill -0 "$cp" 2>/dev/null ||
+	fail "ib_send_bw -D 60 ended before the unbind (the steps above were too slow for it), QP $bq is gone"
 rdma statistic qp unbind link s2b/1 cntn "$bcn" lqpn "$bq" || fail "rdma statistic qp unbind cntn $bcn lqpn $bq"
 wait "$cp" || { cat "$R/cli2"; fail "ib_send_bw -D client failed"; }
 wait "$sp" || { cat "$R/srv2"; fail "ib_send_bw -D server failed"; }
