@@ -111,7 +111,8 @@ void siw2dv_wr_masked_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey,
  * The range is durable only in an MR the peer registered with
  * SIW2DV_ACCESS_FLUSH_PERSISTENT, which ibv_reg_mr() refuses with
  * EMEDIUMTYPE unless every page is persistent memory (a device-DAX
- * mapping). A range in any other MR is placed and globally visible but
+ * mapping; a file on a DAX file system is refused with EOPNOTSUPP, as
+ * its pages cannot be pinned for long). A range in any other MR is placed and globally visible but
  * not durable: the peer answers "not durable" (SIW2-DEC-2). (rdma-core
  * 44 names neither flag; these are the kernel's IB_UVERBS_ACCESS_FLUSH_*
  * bits, which rdma-core 45 and later call IBV_ACCESS_FLUSH_*.)

@@ -4,8 +4,8 @@
  * RDMA Commit (draft-talpey-rdma-commit) against the classic way, and to
  * check what a crash leaves of it.
  *
- * The server maps the log (a device-DAX device, a file, or ordinary
- * memory), registers it for remote writing (durable when it is
+ * The server maps the log (a device-DAX device or ordinary memory),
+ * registers it for remote writing (durable when it is
  * persistent memory) and names it to the client. The log's first cache
  * line holds its end: the offset past the last durable record, which a
  * reader after a crash trusts, and the log's epoch. Every record carries
@@ -711,6 +711,10 @@ static void poll_one(struct ibv_wc *wc)
 	}
 	if (n < 0)
 		die("ibv_poll_cq: %d", n);
+	if (wc->status == IBV_WC_REM_ACCESS_ERR &&
+	    wc->vendor_err == SIW2DV_COMMIT_STATUS_NOT_DURABLE)
+		die("completion wr_id %" PRIu64 ": the server's log is not durable (vendor_err %u: not on persistent memory; serve --dev /dev/daxN.M)",
+		    wc->wr_id, wc->vendor_err);
 	if (wc->status)
 		die("completion wr_id %" PRIu64 ": %s (vendor_err %u)",
 		    wc->wr_id, ibv_wc_status_str(wc->status), wc->vendor_err);
@@ -1324,10 +1328,11 @@ static void usage(FILE *f)
 "\n"
 "serve    map the log and wait for clients, one at a time; each starts\n"
 "         a fresh log (a new epoch) unless it resumes:\n"
-"  --dev PATH   a device-DAX device (/dev/daxN.M) or a file on a DAX file\n"
-"               system, mapped shared and registered durable (the\n"
-"               registration fails unless all of it is persistent memory);\n"
-"               without it, ordinary memory (no durability)\n"
+"  --dev PATH   a device-DAX device (/dev/daxN.M), mapped shared and\n"
+"               registered durable; the registration of anything else\n"
+"               fails (a file in the page cache: EMEDIUMTYPE; a file on a\n"
+"               DAX file system: EOPNOTSUPP, its pages cannot be pinned\n"
+"               for long); without it, ordinary memory (no durability)\n"
 "  --size N     log size in octets (default 64 MiB; K, M, G suffixes)\n"
 "  --clients N  exit after N clients (default: serve until killed)\n"
 "  --busy-poll  poll for classic messages instead of sleeping on a\n"
