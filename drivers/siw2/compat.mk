@@ -10,3 +10,5 @@ ccflags-y += $(call siw2_lacks,linux/mm.h,void vm_flags_set,VM_FLAGS_SET)
 ccflags-y += $(call siw2_lacks,trace/stages/stage6_event_callback.h,define __assign_str(dst)[[:space:]],ASSIGN_STR_1)
 ccflags-y += $(shell grep -s -A1 'int (\*create_cq)' $(call siw2_hdr,rdma/ib_verbs.h) | \
 	       grep -q uverbs_attr_bundle || echo -DSIW2_NO_CQ_ATTR_BUNDLE)
+# rdma_cm's iWARP device lookup by netdev (6.5) is in cma.c, not a header.
+ccflags-y += $(shell [ $$(( $(VERSION) * 1000 + $(PATCHLEVEL) )) -ge 6005 ] || echo -DSIW2_NO_CMA_IWARP_BY_NETDEV)

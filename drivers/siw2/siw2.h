@@ -83,7 +83,9 @@ struct siw2_stats {
  * @registered: ib_register_device() completed (siw2_dev_mutex)
  * @unreg_queued: @unreg_work has been queued once (siw2_dev_mutex)
  * @dev_id: instance number, reported to user space
- * @raw_gid: GID[0]: the netdev MAC, zero padded (siw2_dev_mutex, RTNL)
+ * @raw_gid: GID[0]: the netdev MAC or a generated one, zero padded
+ *	(siw2_dev_mutex, RTNL)
+ * @gid_generated: @raw_gid was generated: the netdev has no MAC
  * @port_state: last port state dispatched as an event (siw2_dev_mutex)
  * @limit: object-count limits, snapshot of the module parameters
  * @count: live objects by kind
@@ -108,6 +110,7 @@ struct siw2_device {
 	bool unreg_queued;
 	u32 dev_id;
 	u8 raw_gid[ETH_ALEN];
+	bool gid_generated;
 	enum ib_port_state port_state;
 	u32 limit[SIW2_OBJ_NUM];
 	atomic_t count[SIW2_OBJ_NUM];

@@ -85,4 +85,15 @@
 })
 #endif
 
+/*
+ * 6.5's rdma_cm finds an iWARP device by its netdev; before, by comparing
+ * GIDs with the netdev's hardware address, which lo and tunnels lack.
+ * That is cma.c, which no header shows: compat.mk compares versions.
+ */
+#ifdef SIW2_NO_CMA_IWARP_BY_NETDEV
+#define SIW2_CMA_FINDS_IWARP_BY_NETDEV false
+#else
+#define SIW2_CMA_FINDS_IWARP_BY_NETDEV true
+#endif
+
 #endif /* _SIW2_COMPAT_H */

@@ -10,6 +10,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <net/addrconf.h>
 #include <rdma/iw_cm.h>
 #include <rdma/rdma_netlink.h>
@@ -35,6 +36,8 @@ MODULE_ALIAS_RDMA_LINK("siw2");
 static DEFINE_MUTEX(siw2_dev_mutex);
 static LIST_HEAD(siw2_dev_list);
 static DEFINE_IDA(siw2_dev_ida);
+/* Second octet of the GIDs siw2 generates (siw2_gid_from_netdev()). */
+static u8 siw2_gid_salt;
 
 static void siw2_dealloc_driver(struct ib_device *ibdev);
 
@@ -108,15 +111,34 @@ static const struct ib_device_ops siw2_device_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, siw2_ucontext, base),
 };
 
+/* An Ethernet-like netdev whose unicast hardware address is the GID. */
+static bool siw2_netdev_has_mac(const struct net_device *ndev)
+{
+	return (ndev->type == ARPHRD_ETHER || ndev->type == ARPHRD_IEEE802) &&
+	       ndev->addr_len == ETH_ALEN && is_valid_ether_addr(ndev->dev_addr);
+}
+
 /*
- * Only Ethernet-like netdevs with a unicast hardware address qualify:
- * the GID is the MAC, and rdma_cm rejects the all-zero GID that loopback
- * would give.
+ * lo and netdevs without a hardware address (ARPHRD_NONE: tun, WireGuard)
+ * qualify with a generated GID where rdma_cm finds an iWARP device by its
+ * netdev. Where it compares GIDs with the netdev's address instead, their
+ * zero address matches no device, so they are refused.
  */
 static bool siw2_netdev_qualified(const struct net_device *ndev)
 {
-	return ndev->type == ARPHRD_ETHER && ndev->addr_len == ETH_ALEN &&
-	       is_valid_ether_addr(ndev->dev_addr);
+	if (siw2_netdev_has_mac(ndev))
+		return true;
+	if (!SIW2_CMA_FINDS_IWARP_BY_NETDEV)
+		return false;
+	switch (ndev->type) {
+	case ARPHRD_ETHER:
+	case ARPHRD_IEEE802:
+	case ARPHRD_LOOPBACK:
+	case ARPHRD_NONE:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static struct siw2_device *siw2_dev_find_locked(const struct net_device *ndev)
@@ -185,9 +207,27 @@ static void siw2_dev_unregister_async(struct siw2_device *sdev)
 	queue_work(siw2_async_wq, &sdev->unreg_work);
 }
 
+/*
+ * GID[0] is the netdev's MAC. A netdev without one gets a generated GID
+ * that never changes while the device lives: a locally administered
+ * unicast address whose second octet is drawn once per module load and
+ * whose last four are the instance number, so no two siw2 devices of a
+ * host share it (the core ignores an all-zero GID, and rdma_cm then finds
+ * no device).
+ */
 static void siw2_gid_from_netdev(struct siw2_device *sdev)
 {
-	ether_addr_copy(sdev->raw_gid, sdev->netdev->dev_addr);
+	if (siw2_netdev_has_mac(sdev->netdev)) {
+		ether_addr_copy(sdev->raw_gid, sdev->netdev->dev_addr);
+		sdev->gid_generated = false;
+		return;
+	}
+	if (sdev->gid_generated)
+		return;
+	sdev->raw_gid[0] = 0x02;
+	sdev->raw_gid[1] = siw2_gid_salt;
+	put_unaligned_be32(sdev->dev_id, &sdev->raw_gid[2]);
+	sdev->gid_generated = true;
 }
 
 static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
@@ -251,7 +291,7 @@ static struct siw2_device *siw2_dev_alloc(struct net_device *ndev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
-	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, sdev->raw_gid);
 	memcpy(ibdev->node_desc, "siw2 software iWARP", 20);
 	memcpy(ibdev->iw_ifname, ndev->name, sizeof(ibdev->iw_ifname));
 	ibdev->attrs.kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -343,6 +383,7 @@ static int siw2_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
 	struct siw2_device *sdev;
+	u8 gid[ETH_ALEN];
 
 	ASSERT_RTNL();
 
@@ -358,8 +399,10 @@ static int siw2_netdev_event(struct notifier_block *nb, unsigned long event,
 		siw2_port_update(sdev);
 		break;
 	case NETDEV_CHANGEADDR:
+		memcpy(gid, sdev->raw_gid, ETH_ALEN);
 		siw2_gid_from_netdev(sdev);
-		siw2_port_event(sdev, IB_EVENT_GID_CHANGE);
+		if (memcmp(gid, sdev->raw_gid, ETH_ALEN))
+			siw2_port_event(sdev, IB_EVENT_GID_CHANGE);
 		break;
 	case NETDEV_CHANGENAME:
 		memcpy(sdev->ibdev.iw_ifname, ndev->name,
@@ -409,6 +452,7 @@ static int __init siw2_init(void)
 	 * which a reclaim workqueue must not wait on, and it frees memory
 	 * only incidentally.
 	 */
+	siw2_gid_salt = get_random_u8();
 	siw2_async_wq = alloc_workqueue("siw2", WQ_UNBOUND, 0);
 	if (!siw2_async_wq)
 		return -ENOMEM;

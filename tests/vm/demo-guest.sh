@@ -74,19 +74,8 @@ timeout 30 ip netns exec siwb rping -c -a "$SRV" -p 7001 -S 64 -C 10 -v -V \
 	>"$OUT/rping.c" 2>&1
 finish rping $? 15
 cat "$OUT/rping.c"
-# rping's buffer: "rdma-ping-N: " then letters from 'A' + N % 58, cycling,
-# up to 63 octets.  Both sides print what they received.
-bad=$(awk '
-	BEGIN { for (c = 65; c <= 122; c++) cyc = cyc sprintf("%c", c); cyc = cyc cyc }
-	/ping data: / {
-		hdr = sprintf("rdma-ping-%d: ", n)
-		want = hdr substr(cyc, n % 58 + 1, 63 - length(hdr))
-		got = substr($0, index($0, "rdma-ping-"))
-		if (got != want) bad++
-		n++
-	}
-	END { if (n != 10 || bad) print n " rounds, " bad + 0 " differ" }' "$OUT/rping.c")
-[[ -z $bad ]] || fail "rping client data: $bad"
+bad=$(rping_check_data "$OUT/rping.c" 'ping data: ' 64 10) || fail "rping client data: $bad"
+bad=$(rping_check_data "$OUT/rping.s" 'server ping data: ' 64 10) || fail "rping server data: $bad"
 grep -Eiq 'mismatch|error|fail' "$OUT/rping.c" "$OUT/rping.s" && fail "rping reported an error"
 echo "siw2 rping 64 B: 10 ping-pongs, data verified" >>"$SUM"
 

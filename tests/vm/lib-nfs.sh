@@ -6,7 +6,7 @@
 # nfsd is configured through /proc/fs/nfsd alone; its file system is per
 # network namespace, so every server command mounts it first (srv).
 #
-# Globals: NFS_NS (the server's namespace, default pa), R (results
+# Globals: NFS_NS (the server's namespace, default pa; - the initial one), R (results
 # directory: mountd.log), MNT (the client's mount point, for nfs_xprt).
 
 NFS_NS=${NFS_NS:-pa}
@@ -29,10 +29,30 @@ nfs_topology() {
 		ip -n pa link show pa-v | grep -q LOWER_UP" || fail "no carrier on c0/pa-v"
 }
 
+# NFS_NS=- is the initial namespace (a one-host mount over lo): its nfsd
+# file system is mounted once and stays.  "ip netns exec" gives every
+# command a mount namespace of its own, where nfsd's is mounted afresh.
+_nfs_ns() {
+	if [[ $NFS_NS == - ]]; then
+		"$@"
+	else
+		ip netns exec "$NFS_NS" "$@"
+	fi
+}
+# _nfs_mount FSTYPE DIR: the command that mounts FSTYPE on DIR for
+# _nfs_ns's command.
+_nfs_mount() {
+	if [[ $NFS_NS == - ]]; then
+		echo "{ mountpoint -q $2 || mount -t $1 $1 $2; }"
+	else
+		echo "mount -t $1 $1 $2"
+	fi
+}
+
 # srv CMD: the shell command CMD in the server's namespace, with its nfsd
 # file system mounted.
 srv() {
-	ip netns exec "$NFS_NS" bash -c 'mount -t nfsd nfsd /proc/fs/nfsd || exit 99; '"$1"
+	_nfs_ns bash -c "$(_nfs_mount nfsd /proc/fs/nfsd) || exit 99; $1"
 }
 
 # nfsd_start VERSIONS [LISTENER]: e.g. "-3 +4 +4.1 +4.2" and "rdma 20049"
@@ -59,7 +79,7 @@ cldpid=''
 nfsdcld_start() {
 	mkdir -p /var/lib/nfs/nfsdcld "$NFSDCLD_PIPEFS" || fail "mkdir for nfsdcld"
 	rm -rf /var/lib/nfs/nfsdcld/*
-	ip netns exec "${NFS_NS:-pa}" timeout 3000 bash -c "mount -t rpc_pipefs rpc_pipefs $NFSDCLD_PIPEFS &&
+	_nfs_ns timeout 3000 bash -c "$(_nfs_mount rpc_pipefs "$NFSDCLD_PIPEFS") &&
 		exec nfsdcld -F -p $NFSDCLD_PIPEFS" >"$R/nfsdcld.log" 2>&1 &
 	cldpid=$!
 	wait_until 20 eval "[[ -e /var/lib/nfs/nfsdcld/main.sqlite ]] || ! kill -0 $cldpid 2>/dev/null"
@@ -83,7 +103,7 @@ nfsd_stop() {
 }
 
 mountd_start() {	# mountd_start ARGS...
-	ip netns exec "$NFS_NS" timeout 600 bash -c 'mount -t nfsd nfsd /proc/fs/nfsd && exec rpc.mountd -F "$@"' \
+	_nfs_ns timeout 600 bash -c "$(_nfs_mount nfsd /proc/fs/nfsd)"' && exec rpc.mountd -F "$@"' \
 		mountd "$@" >"$R/mountd.log" 2>&1 &
 	mountd_pid=$!
 }

@@ -321,3 +321,89 @@ dp_pair_devices() {
 	DP_DEV_A=$(_dp_dev pa pa-v "$DP_DEV_A" "$1" a) || exit 1
 	DP_DEV_B=$(_dp_dev pb pb-v "$DP_DEV_B" "$2" b) || exit 1
 }
+
+# rping_check_data FILE PREFIX SIZE COUNT: rping -v output FILE has exactly
+# COUNT lines starting with PREFIX ("ping data: " from the client: what
+# the server wrote back; "server ping data: " from the server: what it
+# read), the N-th (from 0) being PREFIX + what rping's client puts in its
+# SIZE-octet buffer in round N.  Prints what is wrong, returns 1.
+rping_check_data() {
+	awk -v pre="$2" -v size="$3" -v count="$4" '
+	BEGIN {
+		# rping: snprintf(buf, size, "rdma-ping-%d: ", N), then the
+		# letters 65..122 from 65 + N % 58 on, cycling; buf[size-1] = 0.
+		cyc = ""
+		for (c = 65; c <= 122; c++) cyc = cyc sprintf("%c", c)
+		long = cyc
+		while (length(long) < size + 116) long = long long
+		n = 0; bad = ""
+	}
+	index($0, pre) == 1 {
+		hdr = sprintf("rdma-ping-%d: ", n)
+		want = pre hdr substr(long, n % 58 + 1, size - 1 - length(hdr))
+		if ($0 != want && bad == "")
+			bad = sprintf("round %d differs (length %d, want %d)", n, length($0), length(want))
+		n++
+	}
+	END {
+		if (n != count) { print "got " n " of " count " rounds"; exit 1 }
+		if (bad != "") { print bad; exit 1 }
+	}' "$1"
+}
+
+# srv_cli NAME SNS CNS PORT SERVER... -- CLIENT...: the server command in
+# namespace SNS (- the initial one) until it listens on TCP PORT, then the
+# client command in CNS (CLI_TMO s at most, default 60), then the server's
+# end (20 s at most).  Outputs $R/NAME.s and $R/NAME.c (stdout), .s.err
+# and .c.err (stderr: a tool's unbuffered stderr would land inside its
+# buffered stdout's lines).  Returns 0 when both exited 0; else prints both outputs and
+# what went wrong, and returns 1.
+srv_cli() {
+	local name=$1 sns=$2 cns=$3 port=$4 pid rc src
+	local -a s=() c=()
+	shift 4
+	while (( $# )) && [[ $1 != -- ]]; do s+=("$1"); shift; done
+	shift
+	c=("$@")
+	# A simple command, not in_ns: $! must be the server itself (or ip
+	# after its setns), whose /proc/PID/net is the server's namespace.
+	[[ $sns == - ]] || s=(ip netns exec "$sns" "${s[@]}")
+	"${s[@]}" >"$R/$name.s" 2>"$R/$name.s.err" &
+	pid=$!
+	if ! wait_tcp_listen "$pid" "$port" 20; then
+		# Where it waits, if it still runs: the kernel stack.
+		cat "/proc/$pid/stack" 2>/dev/null | sed 's/^/  stack: /'
+		rdma resource show cm_id 2>&1 | sed 's/^/  /'
+		kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+		cat "$R/$name.s" "$R/$name.s.err"
+		echo "$name: server not listening on port $port after 20 s"
+		return 1
+	fi
+	in_ns "$cns" timeout "${CLI_TMO:-60}" "${c[@]}" >"$R/$name.c" 2>"$R/$name.c.err"
+	rc=$?
+	reap src "$pid" 20
+	(( rc == 0 && src == 0 )) && return 0
+	echo "--- $name server (rc $src):"; cat "$R/$name.s" "$R/$name.s.err"
+	echo "--- $name client (rc $rc):"; cat "$R/$name.c" "$R/$name.c.err"
+	return 1
+}
+
+# perftest_pair NAME SNS CNS SDEV CDEV ADDR PORT TOOL OPTS...: one perftest
+# -R run with srv_cli, repeated once after perftest's own connection race
+# (perftest_race_retry); its result line must be there.
+perftest_pair() {
+	local name=$1 sns=$2 cns=$3 sdev=$4 cdev=$5 addr=$6 port=$7 tool=$8 try rc
+	shift 8
+	for try in 1 2; do
+		srv_cli "$name" "$sns" "$cns" "$port" stdbuf -oL "$tool" -R -d "$sdev" -p "$port" "$@" -- \
+			stdbuf -oL "$tool" -R -d "$cdev" -p "$port" "$@" "$addr"
+		rc=$?
+		cat "$R/$name.c.err" >>"$R/$name.c"
+		cat "$R/$name.s.err" >>"$R/$name.s"
+		perftest_race_retry "$R/$name" "$rc" "$try" || break
+		port=$((port + 100))
+	done
+	(( rc == 0 )) || return 1
+	awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { f = 1 } END { exit !f }' "$R/$name.c" ||
+		{ cat "$R/$name.c"; echo "$name: no result line"; return 1; }
+}

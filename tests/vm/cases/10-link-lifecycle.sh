@@ -3,8 +3,10 @@
 # rdma link add/delete lifecycle: 50 rounds of two siw2 devices on two dummy
 # netdevs created and deleted together (concurrently); "rdma link show" lists them with the
 # port state following the netdev; debugfs counts return to zero; duplicate
-# links (EEXIST) and links on lo (EOPNOTSUPP) are refused; the module
-# unloads.
+# links (EEXIST) and links on an ipip tunnel (ARPHRD_TUNNEL: EOPNOTSUPP)
+# are refused; a link on lo is refused on Linux before 6.5 (rdma_cm could
+# never find it) and accepted after, with a generated GID (case 87 uses
+# it); the module unloads.
 # timeout: 600
 source "$SIW2_TOP/tests/vm/lib.sh"
 need rdma ip modprobe depmod
@@ -20,6 +22,11 @@ siw2_load
 [[ $(siw2_count devices) == 0 ]] || fail "devices not 0 after load"
 ns_dummy - lk_a
 ns_dummy - lk_b
+ip link add lk_tun type ipip local 198.18.10.1 remote 198.18.10.2 || fail "ip link add lk_tun type ipip"
+# rdma_cm finds an iWARP device by its netdev from Linux 6.5 (siw2_compat.h).
+lo_ok=0
+IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+(( kmaj * 1000 + kmin >= 6005 )) && lo_ok=1
 
 log "$ROUNDS rounds of link add/delete on lk_a and lk_b"
 for ((i = 1; i <= ROUNDS; i++)); do
@@ -46,8 +53,15 @@ for ((i = 1; i <= ROUNDS; i++)); do
 		# Duplicates: a second device on the same netdev, a device on lo.
 		out=$(siw2_link_add - siw2_c lk_a 2>&1) && fail "second link on lk_a accepted"
 		[[ $out == *"File exists"* ]] || fail "duplicate link not refused with EEXIST: $out"
-		out=$(siw2_link_add - siw2_c lo 2>&1) && fail "link on lo accepted"
-		[[ $out == *"not supported"* ]] || fail "link on lo not refused with EOPNOTSUPP: $out"
+		out=$(siw2_link_add - siw2_c lk_tun 2>&1) && fail "link on an ipip tunnel accepted"
+		[[ $out == *"not supported"* ]] || fail "link on an ipip tunnel not refused with EOPNOTSUPP: $out"
+		if (( lo_ok )); then
+			siw2_link_add - siw2_c lo || fail "link on lo refused on $(uname -r)"
+			siw2_link_del siw2_c || fail "rdma link delete siw2_c (on lo)"
+		else
+			out=$(siw2_link_add - siw2_c lo 2>&1) && fail "link on lo accepted on $(uname -r)"
+			[[ $out == *"not supported"* ]] || fail "link on lo not refused with EOPNOTSUPP: $out"
+		fi
 		siw2_dev_exists siw2_c && fail "siw2_c exists after refused adds"
 		[[ $(siw2_count devices) == 2 ]] || fail "refused adds changed devices to $(siw2_count devices)"
 	fi

@@ -123,32 +123,6 @@ show() {
 	return 0
 }
 
-# check_data FILE PREFIX SIZE COUNT: FILE has exactly COUNT lines starting
-# with PREFIX, the N-th (from 0) being PREFIX + the text of round N.
-check_data() {
-	awk -v pre="$2" -v size="$3" -v count="$4" '
-	BEGIN {
-		# rping: snprintf(buf, size, "rdma-ping-%d: ", N), then the
-		# letters 65..122 from 65 + N % 58 on, cycling; buf[size-1] = 0.
-		cyc = ""
-		for (c = 65; c <= 122; c++) cyc = cyc sprintf("%c", c)
-		long = cyc
-		while (length(long) < size + 116) long = long long
-		n = 0; bad = ""
-	}
-	index($0, pre) == 1 {
-		hdr = sprintf("rdma-ping-%d: ", n)
-		want = pre hdr substr(long, n % 58 + 1, size - 1 - length(hdr))
-		if ($0 != want && bad == "")
-			bad = sprintf("round %d differs (length %d, want %d)", n, length($0), length(want))
-		n++
-	}
-	END {
-		if (n != count) { print "got " n " of " count " rounds"; exit 1 }
-		if (bad != "") { print bad; exit 1 }
-	}' "$1"
-}
-
 FAILED=() NOTRUN=() port=7800 runs=0
 
 # crc_check NAME SRVDRV CLIDRV CRC: both sides report CRC on (CRC=1) or
@@ -228,9 +202,9 @@ rping_run() {
 	grep -Eiq 'mismatch|fail|error|bogus' "$o.s" "$o.s.err" &&
 		why+=("server reported errors")
 	local m
-	m=$(check_data "$o.c" 'ping data: ' "$size" "$count") ||
+	m=$(rping_check_data "$o.c" 'ping data: ' "$size" "$count") ||
 		why+=("client data (written by the server): $m")
-	m=$(check_data "$o.s" 'server ping data: ' "$size" "$count") ||
+	m=$(rping_check_data "$o.s" 'server ping data: ' "$size" "$count") ||
 		why+=("server data (read from the client): $m")
 	m=$(crc_check "$name" "$sd" "$cd" "$crc") || why+=("CRC: $m")
 	if (( ${#why[@]} )) && [[ -n $stall && -z ${RP_RETRY:-} ]]; then
