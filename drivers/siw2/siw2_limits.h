@@ -43,7 +43,13 @@
 /* Work queue depths (software queues; memory is the only real bound). */
 #define SIW2_MAX_QP_WR		(16 * 1024)
 #define SIW2_MAX_SRQ_WR		(16 * 1024)
-#define SIW2_MAX_CQE		(64 * 1024)
+/*
+ * libfabric's rxm provider (the RDM endpoints of MPI and other
+ * middleware) asks for (tx + rx depth) x universe size entries per CQ:
+ * 262144 by default; 1M covers a universe of 1024. A ring entry is 40
+ * octets.
+ */
+#define SIW2_MAX_CQE		(1024 * 1024)
 
 /* Scatter/gather entries per work request. */
 #define SIW2_MAX_SGE		6

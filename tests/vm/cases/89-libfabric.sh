@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# libfabric's verbs provider on siw2, between namespaces pa (server) and
+# pb (client) over veth, with libfabric's defaults (no FI_UNIVERSE_SIZE):
+#  - fi_info -p verbs lists siw2's devices as iWARP MSG domains, and
+#    "verbs;ofi_rxm" as RDM ones;
+#  - fi_pingpong -c (data integrity checks) over MSG endpoints and over
+#    RDM endpoints (verbs;ofi_rxm, the path Open MPI's OFI MTL takes), in
+#    message and tagged mode, 100 round trips each of 1 KiB and 64 KiB.
+#    rxm asks for CQs of (tx + rx depth) x universe size entries (262144
+#    with the defaults): max_cqe (siw2_limits.h) must hold them;
+#  - the device counters show the traffic went over siw2 (rx_fpdus).
+# Then the devices go, object counts are zero and the module unloads.
+# timeout: 600
+source "$SIW2_TOP/tests/vm/lib.sh"
+source "$SIW2_TOP/tests/vm/lib-peer.sh"
+
+need rdma ip fi_info fi_pingpong
+R=$SIW2_RESULTS
+SRV=198.18.89.1
+
+siw2_load
+ns_pair pa pb 89
+siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
+siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
+wait_port_active s2a && wait_port_active s2b || fail "ports not ACTIVE"
+
+ip netns exec pa fi_info -p verbs >"$R/fi_info.msg" 2>&1 || { cat "$R/fi_info.msg"; fail "fi_info -p verbs"; }
+grep -q 'domain: s2a' "$R/fi_info.msg" && grep -q 'FI_PROTO_IWARP' "$R/fi_info.msg" ||
+	{ cat "$R/fi_info.msg"; fail "fi_info -p verbs lists no iWARP domain s2a"; }
+ip netns exec pa fi_info -p 'verbs;ofi_rxm' -t FI_EP_RDM >"$R/fi_info.rdm" 2>&1 ||
+	{ cat "$R/fi_info.rdm"; fail "fi_info -p verbs;ofi_rxm"; }
+grep -q 'domain: s2a' "$R/fi_info.rdm" || { cat "$R/fi_info.rdm"; fail "no RDM endpoint on s2a"; }
+
+rx0=$(cat /sys/class/infiniband/s2a/ports/1/hw_counters/rx_fpdus)
+port=7910
+# pingpong NAME EP MODE SIZE: one checked run.
+pingpong() {
+	port=$((port + 1))
+	srv_cli "$1" pa pb "$port" fi_pingpong -p "$2" -e "$3" -m "$4" -S "$5" -I 100 -c -B "$port" -- \
+		fi_pingpong -p "$2" -e "$3" -m "$4" -S "$5" -I 100 -c -P "$port" "$SRV" ||
+		fail "$1: fi_pingpong -p '$2' -e $3 -m $4 -S $5 -c"
+	# The result table: bytes, iterations, total, time, MB/sec, usec/xfer.
+	awk '/usec\/xfer/ { h = 1; next } h && NF >= 6 { f = 1 } END { exit !f }' "$R/$1.c" ||
+		{ cat "$R/$1.c"; fail "$1: no result line"; }
+	log "$1: $(awk '/usec\/xfer/ { h = 1; next } h && NF >= 6 { print; exit }' "$R/$1.c" | tr -s ' \t' ' ')"
+}
+for mode in msg tagged; do
+	[[ $mode == tagged ]] || {
+		pingpong msg-1k verbs msg msg 1024
+		pingpong msg-64k verbs msg msg 65536
+	}
+	pingpong "rdm-$mode-1k" 'verbs;ofi_rxm' rdm "$mode" 1024
+	pingpong "rdm-$mode-64k" 'verbs;ofi_rxm' rdm "$mode" 65536
+done
+rx1=$(cat /sys/class/infiniband/s2a/ports/1/hw_counters/rx_fpdus)
+(( rx1 - rx0 >= 600 )) || fail "s2a received $((rx1 - rx0)) FPDUs over 6 runs of 100 round trips: the traffic did not go over siw2"
+log "s2a received $((rx1 - rx0)) FPDUs"
+
+for d in s2a s2b; do
+	wait_until 20 dp_no_resources_on "$d" || { rdma resource show; fail "rdma resources left on $d"; }
+	siw2_link_del "$d" || fail "rdma link delete $d"
+done
+siw2_assert_zero_counts
+siw2_unload
+log "libfabric verbs MSG and verbs;ofi_rxm RDM endpoints: passed"
