@@ -42,6 +42,7 @@ PKGS=(
 	wireguard-tools		# case 87: siw2 over a WireGuard tunnel (wg)
 	libfabric-bin		# case 89: fi_info, fi_pingpong (verbs, verbs;ofi_rxm)
 	openmpi-bin libopenmpi-dev	# case 90: mpirun, mpicc (tests/progs/mpi_check)
+	nvme-cli		# case 91: nvme connect/disconnect (NVMe over Fabrics)
 	ndctl daxctl		# emulated NVDIMM: device-DAX namespaces (lib.sh pmem_devdax)
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 	# tests/fuzz: clang -fsanitize=fuzzer needs the compiler-rt package of
