@@ -9,7 +9,11 @@
 # writes of 4 KiB at queue depth 16 with crc32c verification, then the
 # whole device read back and its sha256 compared with the backing store
 # read on the target side; "nvme disconnect".  nvme-tcp on the same
-# address runs the same I/O, to show the transport alone differs.
+# address runs the same I/O, to show the transport alone differs.  Then
+# over rdma again: the target's port removed during verified I/O,
+# nvmet-rdma unloaded and loaded, the port re-created; the host must be
+# live again within 60 s and fio must finish without an error, the device
+# equal to its backing store.
 # Then the device goes, object counts are zero and the module unloads.
 # timeout: 900
 source "$SIW2_TOP/tests/vm/lib.sh"
@@ -26,7 +30,7 @@ for m in nvmet nvmet-rdma nvmet-tcp nvme-rdma nvme-tcp; do
 done
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || fail "configfs"
 modprobe brd rd_nr=1 rd_size=65536 || fail "modprobe brd"
-mkdir -p /tmp/nvme91 && mount -t tmpfs -o size=80m nvme91 /tmp/nvme91 || fail "tmpfs"
+mkdir -p /tmp/nvme91 && mount -t tmpfs -o size=208m nvme91 /tmp/nvme91 || fail "tmpfs"
 truncate -s 64M /tmp/nvme91/ns2.img || fail "ns2.img"
 
 ip link set lo up
@@ -109,6 +113,48 @@ io() {
 }
 io rdma 4420
 io tcp 4421
+
+# The target's port removed during verified I/O, nvmet-rdma unloaded and
+# loaded again, the port re-created: the host reconnects (every second, for
+# 60 s at most) and no I/O is lost or corrupted.
+nvme connect -t rdma -a 127.0.0.1 -s 4420 -n "$NQN" --reconnect-delay=1 --ctrl-loss-tmo=60 \
+	>"$R/connect-restart" 2>&1 || { cat "$R/connect-restart"; fail "nvme connect for the restart"; }
+wait_until 20 eval '[[ $(ns_devs | wc -l) -ge 2 ]]' || fail "restart: namespaces did not appear"
+ctrl=$(for c in /sys/class/nvme/nvme*; do [[ $(cat "$c/subsysnqn") == "$NQN" ]] && basename "$c"; done)
+dev=/dev/$(ns_devs | head -n 1 | sed 's/c[0-9]*n/n/')
+fio --name=restart --filename="$dev" --rw=randwrite --bs=4k --iodepth=16 --ioengine=libaio \
+	--direct=1 --size=48M --time_based --runtime=25 --verify=crc32c --verify_backlog=256 \
+	--randrepeat=0 --output="$R/fio-restart" >/dev/null 2>&1 &
+fpid=$!
+sleep 5
+rm "$CFS/ports/1/subsystems/$NQN" && rmdir "$CFS/ports/1" || fail "removing the target's rdma port"
+wait_until 20 eval '[[ $(cat /sys/class/nvme/$ctrl/state) != live ]]' ||
+	fail "restart: $ctrl still live after its port went"
+log "port removed during I/O: $ctrl $(cat "/sys/class/nvme/$ctrl/state")"
+modprobe -r nvmet-rdma || fail "modprobe -r nvmet-rdma during I/O"
+sleep 2
+modprobe nvmet-rdma || fail "modprobe nvmet-rdma"
+mkdir "$CFS/ports/1" || fail "re-creating port 1"
+echo rdma >"$CFS/ports/1/addr_trtype"
+echo ipv4 >"$CFS/ports/1/addr_adrfam"
+echo 127.0.0.1 >"$CFS/ports/1/addr_traddr"
+echo 4420 >"$CFS/ports/1/addr_trsvcid"
+ln -s "$sub" "$CFS/ports/1/subsystems/$NQN" || fail "re-linking the subsystem"
+wait_until 60 eval '[[ $(cat /sys/class/nvme/$ctrl/state) == live ]]' ||
+	fail "restart: $ctrl $(cat "/sys/class/nvme/$ctrl/state") 60 s after the port came back"
+log "port back: $ctrl live again"
+wait "$fpid" || { cat "$R/fio-restart"; fail "restart: fio failed across the target's restart"; }
+grep -q 'err= 0' "$R/fio-restart" || { cat "$R/fio-restart"; fail "restart: fio reported errors"; }
+sync
+dd if="$dev" of=/tmp/nvme91/host.img bs=1M iflag=direct status=none || fail "restart: reading $dev"
+dd if=/dev/ram0 of=/tmp/nvme91/target.img bs=1M iflag=direct status=none || fail "restart: reading /dev/ram0"
+if ! cmp -s /tmp/nvme91/host.img /tmp/nvme91/target.img; then
+	cmp -l /tmp/nvme91/host.img /tmp/nvme91/target.img | awk '{ b = int(($1 - 1) / 4096); if (!(b in s)) { s[b] = 1; n++; if (n <= 10) print "  4 KiB block", b, "differs" } } END { print "  " n " blocks differ" }'
+	fail "restart: $dev differs from /dev/ram0 after the target's restart"
+fi
+rm -f /tmp/nvme91/host.img /tmp/nvme91/target.img
+nvme disconnect -n "$NQN" >/dev/null 2>&1 || fail "nvme disconnect after the restart"
+log "target restart during I/O: $(grep -m1 -o 'IOPS=[^,]*' "$R/fio-restart"), crc32c verified, device equal to its backing store"
 
 cleanup
 trap - EXIT
