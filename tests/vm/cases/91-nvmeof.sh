@@ -121,7 +121,14 @@ nvme connect -t rdma -a 127.0.0.1 -s 4420 -n "$NQN" --reconnect-delay=1 --ctrl-l
 	>"$R/connect-restart" 2>&1 || { cat "$R/connect-restart"; fail "nvme connect for the restart"; }
 wait_until 20 eval '[[ $(ns_devs | wc -l) -ge 2 ]]' || fail "restart: namespaces did not appear"
 ctrl=$(for c in /sys/class/nvme/nvme*; do [[ $(cat "$c/subsysnqn") == "$NQN" ]] && basename "$c"; done)
-dev=/dev/$(ns_devs | head -n 1 | sed 's/c[0-9]*n/n/')
+# The head's name says nothing of the namespace (heads are numbered as the
+# scan finds them): namespace 1, the brd one, by its nsid.
+dev=
+for d in $(ns_devs); do
+	d=${d/c[0-9]*n/n}
+	[[ $(cat "/sys/block/$d/nsid") == 1 ]] && dev=/dev/$d
+done
+[[ -n $dev ]] || fail "restart: no device of namespace 1"
 fio --name=restart --filename="$dev" --rw=randwrite --bs=4k --iodepth=16 --ioengine=libaio \
 	--direct=1 --size=48M --time_based --runtime=25 --verify=crc32c --verify_backlog=256 \
 	--randrepeat=0 --output="$R/fio-restart" >/dev/null 2>&1 &
