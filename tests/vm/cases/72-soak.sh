@@ -203,11 +203,13 @@ kiter() {
 		return 1
 	fi
 	t1=$(uptime_s)
+	: >"$R/kbusy"
 	kmsg_mark "soak-kext-$i"
 	timeout 120 insmod "$KX" addr=198.18.73.1 port="$port" rv2=1 commit=1 \
 		read_v2="$rv2" timeout_ms=$((5000 * ${SIW2_TIMEOUT_SCALE:-1}))
 	rc=$?
 	t2=$(uptime_s)
+	rm -f "$R/kbusy"
 	rmmod siw2_kext 2>/dev/null
 	# A client that failed leaves a server waiting for nobody: waiting
 	# out its time budget (120 s on the debug kernel) cost the next
@@ -236,6 +238,9 @@ kiter() {
 # quarter of a flap period at first, at most half of one): on the debug
 # kernel one takes longer than a flap period leaves after fixed-time
 # starts, and both of session 30's overlapped a flap.
+# A flap that comes due while an insmod runs waits for it (kbusy, up to
+# 60 s): on a loaded host no iteration might otherwise fit between two
+# flaps (stop 42's fresh-root run, session 37).
 # fits SECS: no flap now, and none due within SECS.
 fits() {
 	[[ -e $R/flapping ]] && return 1
@@ -258,7 +263,7 @@ kloop() {
 	done
 }
 : >"$R/kernel.iters"
-rm -f "$R/flapping"
+rm -f "$R/flapping" "$R/kbusy"
 awk -v a="$T0" -v f="$FLAP" 'BEGIN { printf "%.1f\n", a + f }' >"$R/nextflap"
 kloop &
 kl=$!
@@ -281,6 +286,13 @@ while :; do
 		sleep 0.2
 	done
 	kill -0 "$cli" 2>/dev/null || break
+	if [[ -e $R/kbusy ]]; then
+		wait_until $((60 * ${SIW2_TIMEOUT_SCALE:-1})) eval '[[ ! -e $R/kbusy ]]'
+		log "flap $((k + 1)) waited for a kernel iteration until $(uptime_s)"
+		# Still clear of the end (the condition above, from now)?
+		(( $(awk -v at="$(uptime_s)" -v d="$DOWN" -v e="$END" -v ka="$KA" 'BEGIN { print (at + d + 25 + 2 * ka <= e) }') )) ||
+			{ echo none >"$R/nextflap"; break; }
+	fi
 	if (( k % 2 )); then u=(pb pb-v) kn=(pk pk-v); else u=(pa pa-v) kn=(- k0); fi
 	: >"$R/flapping"
 	t1=$(uptime_s)
