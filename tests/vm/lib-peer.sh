@@ -379,9 +379,14 @@ srv_cli() {
 		echo "$name: server not listening on port $port after 20 s"
 		return 1
 	fi
-	in_ns "$cns" timeout "${CLI_TMO:-60}" "${c[@]}" >"$R/$name.c" 2>"$R/$name.c.err"
-	rc=$?
-	reap src "$pid" 20
+	[[ $cns == - ]] || c=(ip netns exec "$cns" "${c[@]}")
+	"${c[@]}" >"$R/$name.c" 2>"$R/$name.c.err" &
+	local cpid=$!
+	# A client that does not end: where it waits (kernel stack), then kill.
+	reap rc "$cpid" "${CLI_TMO:-60}" eval "echo '$name: client still running after ${CLI_TMO:-60} s'; grep -h . /proc/$cpid/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20"
+	[[ -n $REAP_NOTE ]] && echo "$REAP_NOTE" | tee -a "$R/$name.c.err"
+	reap src "$pid" 20 eval "echo '$name: server still running 20 s after its client'; grep -h . /proc/$pid/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20"
+	[[ -n $REAP_NOTE ]] && echo "$REAP_NOTE" | tee -a "$R/$name.s.err"
 	(( rc == 0 && src == 0 )) && return 0
 	echo "--- $name server (rc $src):"; cat "$R/$name.s" "$R/$name.s.err"
 	echo "--- $name client (rc $rc):"; cat "$R/$name.c" "$R/$name.c.err"
