@@ -412,3 +412,15 @@ perftest_pair() {
 	awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { f = 1 } END { exit !f }' "$R/$name.c" ||
 		{ cat "$R/$name.c"; echo "$name: no result line"; return 1; }
 }
+
+# dp_devices_gone DEV...: once no process holds them (20 s at most),
+# delete the devices and check that they are gone.
+dp_devices_gone() {
+	local d
+	for d in "$@"; do
+		wait_until 20 dp_no_resources_on "$d" || { rdma resource show; fail "rdma resources left on $d"; }
+		siw2_link_del "$d" || fail "rdma link delete $d"
+		siw2_dev_exists "$d" && fail "$d still exists after delete"
+	done
+	return 0
+}

@@ -44,12 +44,7 @@ rping_pair() {
 # part_end DEV...: delete the devices once nothing holds them, then zero
 # objects, unload and load again.
 part_end() {
-	local d
-	for d in "$@"; do
-		wait_until 20 dp_no_resources_on "$d" || { rdma resource show; fail "rdma resources left on $d"; }
-		siw2_link_del "$d" || fail "rdma link delete $d"
-		siw2_dev_exists "$d" && fail "$d still exists after delete"
-	done
+	dp_devices_gone "$@"
 	siw2_assert_zero_counts
 	siw2_unload
 	siw2_load

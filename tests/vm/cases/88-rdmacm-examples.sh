@@ -22,9 +22,7 @@ SRV=198.18.88.1
 
 siw2_load
 ns_pair pa pb 88
-siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
-siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
-wait_port_active s2a && wait_port_active s2b || fail "ports not ACTIVE"
+dp_pair_devices siw2 siw2	# s2a on pa-v, s2b on pb-v, ports ACTIVE
 
 # stream NAME TOOL PORT OPTS...: TOOL's server in pa, its client in pb.
 stream() {
@@ -48,10 +46,7 @@ grep -q 'rdma_client: end 0' "$R/rdma-example.c" || { cat "$R/rdma-example.c"; f
 grep -q 'rdma_server: end 0' "$R/rdma-example.s" || { cat "$R/rdma-example.s"; fail "rdma_server did not end with 0"; }
 log "rdma_server/rdma_client: a Send each way"
 
-for d in s2a s2b; do
-	wait_until 20 dp_no_resources_on "$d" || { rdma resource show; fail "rdma resources left on $d"; }
-	siw2_link_del "$d" || fail "rdma link delete $d"
-done
+dp_devices_gone s2a s2b
 siw2_assert_zero_counts
 siw2_unload
 log "rstream, riostream, rdma_server/rdma_client: passed"

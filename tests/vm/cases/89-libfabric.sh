@@ -22,9 +22,7 @@ SRV=198.18.89.1
 
 siw2_load
 ns_pair pa pb 89
-siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
-siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
-wait_port_active s2a && wait_port_active s2b || fail "ports not ACTIVE"
+dp_pair_devices siw2 siw2	# s2a on pa-v, s2b on pb-v, ports ACTIVE
 
 ip netns exec pa fi_info -p verbs >"$R/fi_info.msg" 2>&1 || { cat "$R/fi_info.msg"; fail "fi_info -p verbs"; }
 grep -q 'domain: s2a' "$R/fi_info.msg" && grep -q 'FI_PROTO_IWARP' "$R/fi_info.msg" ||
@@ -58,10 +56,7 @@ rx1=$(cat /sys/class/infiniband/s2a/ports/1/hw_counters/rx_fpdus)
 (( rx1 - rx0 >= 600 )) || fail "s2a received $((rx1 - rx0)) FPDUs over 6 runs of 100 round trips: the traffic did not go over siw2"
 log "s2a received $((rx1 - rx0)) FPDUs"
 
-for d in s2a s2b; do
-	wait_until 20 dp_no_resources_on "$d" || { rdma resource show; fail "rdma resources left on $d"; }
-	siw2_link_del "$d" || fail "rdma link delete $d"
-done
+dp_devices_gone s2a s2b
 siw2_assert_zero_counts
 siw2_unload
 log "libfabric verbs MSG and verbs;ofi_rxm RDM endpoints: passed"

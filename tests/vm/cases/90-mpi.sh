@@ -22,9 +22,7 @@ R=$SIW2_RESULTS
 
 siw2_load
 ns_pair pa pb 90
-siw2_link_add pa s2a pa-v || fail "rdma link add s2a"
-siw2_link_add pb s2b pb-v || fail "rdma link add s2b"
-wait_port_active s2a && wait_port_active s2b || fail "ports not ACTIVE"
+dp_pair_devices siw2 siw2	# s2a on pa-v, s2b on pb-v, ports ACTIVE
 printf '198.18.90.1 pa\n198.18.90.2 pb\n' >>/etc/hosts
 
 # The rsh agent: ORTE runs "AGENT HOST COMMAND...", COMMAND being shell code.
@@ -54,10 +52,7 @@ tx=$(( $(cat /sys/class/infiniband/s2b/ports/1/hw_counters/tx_bytes) - tx0 ))
 	fail "s2b received $rx and sent $tx octets: the 1,113,088 of the point-to-point part each way did not all go over siw2"
 log "mpi_check over the OFI MTL: OK; s2b received $rx, sent $tx octets"
 
-for d in s2a s2b; do
-	wait_until 20 dp_no_resources_on "$d" || { rdma resource show; fail "rdma resources left on $d"; }
-	siw2_link_del "$d" || fail "rdma link delete $d"
-done
+dp_devices_gone s2a s2b
 siw2_assert_zero_counts
 siw2_unload
 log "Open MPI (cm PML, OFI MTL, verbs;ofi_rxm) over siw2: passed"
