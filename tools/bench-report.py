@@ -254,6 +254,32 @@ def nfs_section(L, cells):
     L.append("")
 
 
+def nvme_section(L, cells):
+    runs = {(drv[5:], test): c for (drv, test, size), c in cells.items()
+            if drv.startswith("nvme-")}
+    if not runs:
+        return
+    L.append("## NVMe over Fabrics: siw2 and Linux siw against NVMe/TCP on the same veth")
+    L.append("")
+    L.append("The kernel's target (nvmet, a brd RAM disk) and host, both in the initial "
+             "namespace, on the policy-routed veth pair rxe uses; `fio` with libaio and "
+             "direct I/O. IOPS and MB/s (10^6 B/s), higher is better. Ratios: the RDMA "
+             "transport over NVMe/TCP, and siw2 over siw.")
+    L.append("")
+    L.append("| Row | TCP | siw2 | siw | siw2/TCP | siw/TCP | siw2/siw |")
+    L.append("|---|---|---|---|---:|---:|---:|")
+    for test, name in (("nvme-randread", "4 KiB random read, QD 32, IOPS"),
+                       ("nvme-randwrite", "4 KiB random write, QD 32, IOPS"),
+                       ("nvme-read", "128 KiB sequential read, QD 16, MB/s"),
+                       ("nvme-write", "128 KiB sequential write, QD 16, MB/s")):
+        c = {t: runs.get((t, test), Cell()) for t in ("tcp", "siw2", "siw")}
+        L.append(f"| {name} | {c['tcp'].text()} | {c['siw2'].text()} | {c['siw'].text()} | "
+                 f"{ratio(c['siw2'].median, c['tcp'].median)} | "
+                 f"{ratio(c['siw'].median, c['tcp'].median)} | "
+                 f"{ratio(c['siw2'].median, c['siw'].median)} |")
+    L.append("")
+
+
 def manyqp_section(L, cells, rows):
     ns = sorted({int(r["size"]) for r in rows if r["test"] == "manyqp"})
     if not ns:
@@ -416,6 +442,7 @@ def main():
     mqp_section(L, cell, rows, tcp_bw)
     atomic_section(L, cells, cell)
     nfs_section(L, cells)
+    nvme_section(L, cells)
     manyqp_section(L, cells, rows)
     cpu_section(L, cell, rows)
     L.append("## Paths")

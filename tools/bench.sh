@@ -25,8 +25,9 @@
 #   BENCH_SIZES     bandwidth message sizes ("64 4096 65536 1048576";
 #                   quick: "64 65536")
 #   BENCH_LAT_ITERS latency iterations per run (1000; quick: 300)
-#   BENCH_DRIVERS   what to run, in order ("tcp siw rxe siw2 siw2-syscalls nfs";
-#                   nfs: NFSv4.2 over each of BENCH_NFS;
+#   BENCH_DRIVERS   what to run, in order ("tcp siw rxe siw2 siw2-syscalls nfs nvme";
+#                   nfs: NFSv4.2 over each of BENCH_NFS; nvme: NVMe over
+#                   Fabrics over each of BENCH_NVME;
 #                   siw2-syscalls: siw2 with user_rings=0; siw2@NAME: siw2
 #                   from build/ab/NAME/, see tools/bench-ab.sh)
 #   BENCH_TESTS     perftest programs to run (all six: ib_{write,read,send}_bw
@@ -44,6 +45,9 @@
 #                   ib_read_bw:8"; quick: the two FetchAdd ones; "" for none)
 #   BENCH_NFS       NFS transports ("tcp siw2 siw")
 #   BENCH_NFS_MIB   MiB written and read per NFS repeat (256; quick: 64)
+#   BENCH_NVME      NVMe over Fabrics transports ("tcp siw2 siw": nvme-tcp,
+#                   nvme-rdma over siw2, over Linux siw)
+#   BENCH_NVME_MIB  size of the target's RAM disk in MiB (256; quick: 64)
 #   BENCH_MANYQP    connected QPs held at once on siw2 and on siw, for the
 #                   kernel memory per QP (1000; quick: 100; 0 for none)
 #   BENCH_ROUNDS    rounds (1): each runs every driver's BENCH_REPEATS
@@ -69,13 +73,14 @@ source "$SIW2_TOP/tests/vm/vm.sh"
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	: "${BENCH_REPEATS:=1}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 65536}" "${BENCH_LAT_ITERS:=300}"
 	: "${BENCH_MQP=ib_write_bw-q4:65536}" "${BENCH_ATOMIC=ib_atomic_lat-fa:8 ib_atomic_bw-fa:8}"
-	: "${BENCH_NFS_MIB:=64}" "${BENCH_MANYQP:=100}"
+	: "${BENCH_NFS_MIB:=64}" "${BENCH_MANYQP:=100}" "${BENCH_NVME_MIB:=64}"
 fi
 : "${BENCH_ATOMIC=ib_atomic_lat-fa:8 ib_atomic_lat-cs:8 ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8 ib_read_bw:8}"
 : "${BENCH_MQP=ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64}"
 : "${BENCH_REPEATS:=3}" "${BENCH_DURATION:=3}" "${BENCH_SIZES:=64 4096 65536 1048576}"
-: "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls nfs}" "${BENCH_MTU:=1500}"
+: "${BENCH_LAT_ITERS:=1000}" "${BENCH_DRIVERS:=tcp siw rxe siw2 siw2-syscalls nfs nvme}" "${BENCH_MTU:=1500}"
 : "${BENCH_NFS:=tcp siw2 siw}" "${BENCH_NFS_MIB:=256}" "${BENCH_MANYQP:=1000}"
+: "${BENCH_NVME:=tcp siw2 siw}" "${BENCH_NVME_MIB:=256}"
 : "${BENCH_MAX_FAIL:=3}" "${BENCH_TIMEOUT:=3600}" "${BENCH_BOOT_TRIES:=3}" "${BENCH_ROUNDS:=1}"
 : "${BENCH_TESTS=ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat}"
 # One host thread per vCPU.  With thread=single both vCPUs share one host
@@ -136,6 +141,8 @@ BENCH_ATOMIC=$(printf %q "$BENCH_ATOMIC")
 BENCH_NFS=$(printf %q "$BENCH_NFS")
 BENCH_NFS_MIB=$(printf %q "$BENCH_NFS_MIB")
 BENCH_MANYQP=$(printf %q "$BENCH_MANYQP")
+BENCH_NVME=$(printf %q "$BENCH_NVME")
+BENCH_NVME_MIB=$(printf %q "$BENCH_NVME_MIB")
 EOF
 
 kinfo=$(vm_kernel) || die "no guest kernel"

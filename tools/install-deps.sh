@@ -31,7 +31,7 @@ PKGS=(
 	linux-source-6.12	# scripts/checkpatch.pl
 	rdma-core ibverbs-utils rdmacm-utils perftest
 	nfs-kernel-server	# cases 64, 74: exportfs, rpc.mountd, rpcbind, nfsdcld, mount.nfs
-	fio			# case 74: verified NFS I/O
+	fio			# cases 74, 91, 92: verified NFS and NVMe I/O; make bench NVMe rows
 	libibverbs-dev librdmacm-dev
 	busybox-static cpio kmod iproute2 xz-utils	# initramfs + guest tools
 	gcc libc6-dev make pkg-config strace	# gcc only recommends libc6-dev
@@ -42,7 +42,7 @@ PKGS=(
 	wireguard-tools		# case 87: siw2 over a WireGuard tunnel (wg)
 	libfabric-bin		# case 89: fi_info, fi_pingpong (verbs, verbs;ofi_rxm)
 	openmpi-bin libopenmpi-dev	# case 90: mpirun, mpicc (tests/progs/mpi_check)
-	nvme-cli		# case 91: nvme connect/disconnect (NVMe over Fabrics)
+	nvme-cli		# cases 91, 92, make bench: nvme connect, DH-HMAC-CHAP keys
 	ndctl daxctl		# emulated NVDIMM: device-DAX namespaces (lib.sh pmem_devdax)
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 	# tests/fuzz: clang -fsanitize=fuzzer needs the compiler-rt package of

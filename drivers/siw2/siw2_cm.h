@@ -64,6 +64,7 @@ void siw2_cm_qp_close(struct siw2_cep *cep, bool abort);
 /* The iw_cm glue (siw2_iwcm.c); in siw2_cm_api.c */
 int siw2_cm_addr_len(const struct sockaddr_storage *a);
 bool siw2_cm_addr_any(const struct sockaddr_storage *a);
+bool siw2_cm_addr_loopback(const struct sockaddr_storage *a);
 int siw2_cm_connect(struct iw_cm_id *id, const struct sockaddr_storage *laddr,
 		    const struct sockaddr_storage *raddr, bool v6only,
 		    const struct siw2_cm_offer *offer);

@@ -60,6 +60,22 @@ bool siw2_cm_addr_any(const struct sockaddr_storage *a)
 }
 
 /**
+ * siw2_cm_addr_loopback - is an address a loopback address of its family
+ * @a: an AF_INET or AF_INET6 address (siw2_cm_addr_len() checked)
+ *
+ * rdma_cm binds no device for these (cma_any_addr()) and extends their
+ * listens to every device, as for the wildcard.
+ *
+ * Return: true for 127.0.0.0/8 and ::1.
+ */
+bool siw2_cm_addr_loopback(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ipv4_is_loopback(((struct sockaddr_in *)a)->sin_addr.s_addr);
+	return ipv6_addr_loopback(&((struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+/**
  * siw2_addr_port - where an address keeps its port
  * @a: an AF_INET or AF_INET6 address (siw2_cm_addr_len() checked)
  *

@@ -139,7 +139,8 @@ int siw2_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
  *
  * A wildcard address listens on this device's netdev only, so several
  * devices in one namespace can listen on the same port, and only when the
- * device is in the listening ULP's network namespace.
+ * device is in the listening ULP's network namespace; a loopback address
+ * only on a device on the loopback netdev, in that namespace.
  *
  * Return: 0, -EAFNOSUPPORT, -ENOMEM, or the socket layer's error.
  */
@@ -155,14 +156,19 @@ int siw2_iw_create_listen(struct iw_cm_id *id, int backlog)
 	if (alen < 0)
 		return alen;
 	/*
-	 * rdma_cm extends a wildcard listen to every device. Connections
-	 * reaching a device in another network namespace are not meant for
-	 * the caller, and a socket there would take the port from that
-	 * namespace's own listeners: such a listener stays dormant.
+	 * rdma_cm extends a wildcard or loopback listen to every device.
+	 * Connections reaching a device in another network namespace are
+	 * not meant for the caller, and a socket there would take the port
+	 * from that namespace's own listeners: such a listener stays dormant.
+	 * rdma_cm gives a connection to a loopback address to the device on
+	 * the loopback netdev only (cma_validate_port() matches the address's
+	 * netdev); the other devices' sockets would only take its port.
 	 */
-	if (siw2_cm_addr_any(a))
+	if (siw2_cm_addr_any(a) || siw2_cm_addr_loopback(a))
 		dormant = !net_eq(dev_net(sdev->netdev),
 				  siw2_listener_net(id, alen));
+	if (siw2_cm_addr_loopback(a) && !(sdev->netdev->flags & IFF_LOOPBACK))
+		dormant = true;
 	cep = siw2_cm_listen(id, a, id->afonly, backlog, dormant);
 	if (IS_ERR(cep))
 		return PTR_ERR(cep);

@@ -204,6 +204,9 @@ vm_boot() {
 		printf 'SIW2_SCRIPT=%q\n' "$script"
 		printf 'SIW2_TOP=%q\n' "$SIW2_TOP"
 		printf 'SIW2_TIMEOUT_SCALE=%q\n' "${SIW2_VM_TIMEOUT_SCALE:-1}"
+		# The RDMA driver of the NVMe cases (lib-nvme.sh), for a
+		# comparison run on Linux siw.
+		[[ -z ${SIW2_NVME_DRV:-} ]] || printf 'export SIW2_NVME_DRV=%q\n' "$SIW2_NVME_DRV"
 	} >"$resdir/job"
 
 	# Boot-time trims, each worth a fraction of a second under TCG:

@@ -9,7 +9,8 @@
 # Input:  $SIW2_RESULTS/bench.conf (written by tools/bench.sh): BENCH_REPEATS,
 #         BENCH_DURATION, BENCH_SIZES, BENCH_LAT_SIZE, BENCH_LAT_ITERS,
 #         BENCH_DRIVERS, BENCH_MTU, BENCH_MAX_FAIL, BENCH_TESTS, BENCH_ROUNDS,
-#         BENCH_MQP, BENCH_ATOMIC, BENCH_NFS, BENCH_NFS_MIB, BENCH_MANYQP.
+#         BENCH_MQP, BENCH_ATOMIC, BENCH_NFS, BENCH_NFS_MIB, BENCH_MANYQP,
+#         BENCH_NVME, BENCH_NVME_MIB.
 #         A driver "siw2@NAME" is siw2 built from another tree
 #         (tools/bench-ab.sh): its module and provider are taken from
 #         $SIW2_TOP/build/ab/NAME/.
@@ -43,6 +44,7 @@ set -u
 source "$SIW2_TOP/tests/vm/lib.sh"
 source "$SIW2_TOP/tests/vm/lib-peer.sh"
 source "$SIW2_TOP/tests/vm/lib-nfs.sh"
+source "$SIW2_TOP/tests/vm/lib-nvme.sh"
 
 OUT=$SIW2_RESULTS
 RAW=$OUT/raw
@@ -51,9 +53,10 @@ INFO=$OUT/info.txt
 mkdir -p "$RAW"
 
 BENCH_REPEATS=3 BENCH_DURATION=3 BENCH_SIZES="64 4096 65536 1048576"
-BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls nfs"
+BENCH_LAT_SIZE=64 BENCH_LAT_ITERS=1000 BENCH_DRIVERS="tcp siw rxe siw2 siw2-syscalls nfs nvme"
 BENCH_MTU=1500 BENCH_MAX_FAIL=3 BENCH_ROUNDS=1
 BENCH_NFS="tcp siw2 siw" BENCH_NFS_MIB=256 BENCH_MANYQP=1000
+BENCH_NVME="tcp siw2 siw" BENCH_NVME_MIB=256
 BENCH_ATOMIC="ib_atomic_lat-fa:8 ib_atomic_lat-cs:8 ib_read_lat:8 ib_atomic_bw-fa:8 ib_atomic_bw-cs:8 ib_read_bw:8"
 BENCH_MQP="ib_write_bw-q4:65536 ib_write_bw-q16:65536 ib_write_bw-p2:65536 ib_write_bw-q4:64 ib_write_bw-q16:64"
 BENCH_TESTS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat"
@@ -886,6 +889,109 @@ run_nfs() {
 	nfs_down
 }
 
+# NVMe over Fabrics over each of BENCH_NVME ("tcp siw2 siw"): nvmet and the
+# host both use init_net, so they run on the initial-namespace veth pair
+# (initns, policy-routed past the loopback shortcut as for rxe): the
+# target listens on $INI_SRV ($INI_A), the host connects from $INI_CLI
+# ($INI_B).  The namespace is a brd RAM disk of BENCH_NVME_MIB MiB.  Per
+# repeat, fio (libaio, direct I/O, 1 s of ramp, then D s measured):
+# 128 KiB sequential writes and reads at queue depth 16 (MB/s, 10^6 B/s),
+# 4 KiB random writes and reads at queue depth 32 (IOPS).
+NVME_NQN=nqn.2026-11.org.siw2:bench
+NVME_RUNS=(
+	"nvme-write:131072:mbps:--rw=write --bs=128k --iodepth=16"
+	"nvme-read:131072:mbps:--rw=read --bs=128k --iodepth=16"
+	"nvme-randwrite:4096:iops:--rw=randwrite --bs=4k --iodepth=32"
+	"nvme-randread:4096:iops:--rw=randread --bs=4k --iodepth=32"
+)
+
+# nvme_run DRV REP DEV TEST:SIZE:UNIT:FIO-ARGS: one fio run, recorded.
+nvme_run() {
+	local drv=$1 rep=$2 dev=$3 test size unit args t0 status=ok value='' out
+	IFS=: read -r test size unit args <<<"$4"
+	out=$RAW/$drv-$test-r$rep
+	t0=$EPOCHREALTIME
+	# shellcheck disable=SC2086
+	if timeout -k 5 $((D + 90)) fio --name="$test" --filename="$dev" --ioengine=libaio \
+		--direct=1 --time_based --ramp_time=1 --runtime="$D" --output-format=json $args \
+		>"$out.json" 2>"$out.err"; then
+		value=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+d = j["read"] if j["read"]["io_bytes"] else j["write"]
+print("%.0f" % d["iops"] if sys.argv[2] == "iops" else "%.1f" % (d["bw_bytes"] / 1e6))
+' "$out.json" "$unit" 2>>"$out.err") || status=no-result
+		[[ $(python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))["jobs"][0]; print(j["error"])' \
+			"$out.json" 2>/dev/null) == 0 ]] || status=io-error value=
+	else
+		status=rc$?
+	fi
+	record "$drv" initns "$test" "$size" "$rep" "$status" "$value" "" \
+		"$(elapsed "$t0")" "raw/${out##*/}.json" ""
+	say "$drv $test rep $rep: $status${value:+ $value $unit}"
+}
+
+# nvme_transport T: T's device pair and target port, the repeats, all undone.
+nvme_transport() {
+	local t=$1 drv=nvme-$1 trtype=rdma svc=4420 devs=() rep r dev='' why b0
+	case $t in
+	tcp)	trtype=tcp svc=4421 ;;
+	siw2)	why=$( (siw2_load) 2>&1 ) || { say "$drv: siw2 load failed: $why"; return; }
+		devs=(s2ia s2ib)
+		devs_add siw2 - s2ia $INI_A - s2ib $INI_B ||
+			{ say "$drv: devices failed"; devs_delete "${devs[@]}"; return; } ;;
+	siw)	why=$( (siw_peer_load) 2>&1 ) || { say "$drv: siw load failed: $why"; return; }
+		devs=(siw_ia siw_ib)
+		devs_add siw - siw_ia $INI_A - siw_ib $INI_B ||
+			{ say "$drv: devices failed"; devs_delete "${devs[@]}"; return; } ;;
+	*)	say "unknown BENCH_NVME transport '$t'"; return ;;
+	esac
+	if ! ( nvmet_port 1 $trtype $INI_SRV $svc $NVME_NQN ) >"$RAW/$drv-port.err" 2>&1; then
+		say "$drv: target port failed: $(cat "$RAW/$drv-port.err")"
+	elif ! nvme connect -t $trtype -a $INI_SRV -s $svc -w $INI_CLI -n $NVME_NQN \
+		>"$RAW/$drv-connect.out" 2>&1 ||
+		! wait_until 20 eval 'dev=$(nvme_head $NVME_NQN 1)'; then
+		say "$drv: nvme connect failed: $(tr '\n' ' ' <"$RAW/$drv-connect.out")"
+	else
+		b0=$(dev_bytes - $INI_B)
+		for ((rep = REP0 + 1; rep <= REP0 + REPS; rep++)); do
+			for r in "${NVME_RUNS[@]}"; do
+				nvme_run "$drv" "$rep" "$dev" "$r"
+			done
+		done
+		say "$drv: $INI_B rx/tx bytes before: $b0 after: $(dev_bytes - $INI_B)"
+	fi
+	nvme disconnect -n $NVME_NQN >/dev/null 2>&1
+	( nvmet_port_del 1 ) 2>/dev/null
+	((${#devs[@]} == 0)) || devs_delete "${devs[@]}"
+	case $t in
+	siw2) modprobe -r siw2 2>/dev/null || say "modprobe -r siw2 failed" ;;
+	siw) rmmod siw 2>/dev/null || say "rmmod siw failed" ;;
+	esac
+}
+
+run_nvme() {
+	local t m
+	say "== NVMe over Fabrics over $BENCH_NVME (host $INI_CLI -> target $INI_SRV, $BENCH_NVME_MIB MiB brd)"
+	for m in nvmet nvmet-rdma nvmet-tcp nvme-rdma nvme-tcp; do
+		modprobe "$m" || { say "modprobe $m failed: no NVMe rows"; return; }
+	done
+	modprobe brd rd_nr=1 rd_size=$((BENCH_NVME_MIB * 1024)) || { say "modprobe brd failed"; return; }
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	if ! initns_up; then
+		say "NVMe: initial-namespace veth path setup failed"
+	elif ! ( nvmet_subsys $NVME_NQN && nvmet_ns $NVME_NQN 1 /dev/ram0 ) >"$RAW/nvmet.err" 2>&1; then
+		say "NVMe: target subsystem failed: $(cat "$RAW/nvmet.err")"
+	else
+		for t in $BENCH_NVME; do
+			nvme_transport "$t"
+		done
+	fi
+	nvmet_clear
+	initns_down
+	modprobe -r brd 2>/dev/null || say "modprobe -r brd failed"
+}
+
 # --- main --------------------------------------------------------------
 
 {
@@ -934,6 +1040,7 @@ for drv in $BENCH_DRIVERS; do
 	siw2-syscalls) run_siw2 siw2-syscalls ;;
 	siw2@*) run_siw2 "$drv" ;;
 	nfs)  run_nfs ;;
+	nvme) run_nvme ;;
 	*)    say "unknown driver '$drv' in BENCH_DRIVERS" ;;
 	esac
 	echo "phase $drv (round $round): $(elapsed "$t") s; $NS_B-v rx/tx bytes before: $b0 after: $(dev_bytes $NS_B $NS_B-v)" >>"$INFO"
