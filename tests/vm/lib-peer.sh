@@ -356,8 +356,9 @@ rping_check_data() {
 # client command in CNS (CLI_TMO s at most, default 60), then the server's
 # end (20 s at most).  Outputs $R/NAME.s and $R/NAME.c (stdout), .s.err
 # and .c.err (stderr: a tool's unbuffered stderr would land inside its
-# buffered stdout's lines).  Returns 0 when both exited 0; else prints both outputs and
-# what went wrong, and returns 1.
+# buffered stdout's lines).  A process that outlives its time is killed
+# after hung_report.  Returns 0 when both exited 0; else prints both
+# outputs and what went wrong, and returns 1.
 srv_cli() {
 	local name=$1 sns=$2 cns=$3 port=$4 pid rc src
 	local -a s=() c=()
@@ -383,14 +384,24 @@ srv_cli() {
 	"${c[@]}" >"$R/$name.c" 2>"$R/$name.c.err" &
 	local cpid=$!
 	# A client that does not end: where it waits (kernel stack), then kill.
-	reap rc "$cpid" "${CLI_TMO:-60}" eval "echo '$name: client still running after ${CLI_TMO:-60} s'; grep -h . /proc/$cpid/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20"
+	reap rc "$cpid" "${CLI_TMO:-60}" eval "echo '$name: client still running after ${CLI_TMO:-60} s'; hung_report $cpid"
 	[[ -n $REAP_NOTE ]] && echo "$REAP_NOTE" | tee -a "$R/$name.c.err"
-	reap src "$pid" 20 eval "echo '$name: server still running 20 s after its client'; grep -h . /proc/$pid/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20"
+	reap src "$pid" 20 eval "echo '$name: server still running 20 s after its client'; hung_report $pid"
 	[[ -n $REAP_NOTE ]] && echo "$REAP_NOTE" | tee -a "$R/$name.s.err"
 	(( rc == 0 && src == 0 )) && return 0
 	echo "--- $name server (rc $src):"; cat "$R/$name.s" "$R/$name.s.err"
 	echo "--- $name client (rc $rc):"; cat "$R/$name.c" "$R/$name.c.err"
 	return 1
+}
+
+# hung_report PID: where a process that should have ended waits: its
+# threads' kernel stacks (counted) and, when gdb is there, their user-space
+# backtraces.
+hung_report() {
+	grep -h . /proc/"$1"/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20
+	command -v gdb >/dev/null || return 0
+	timeout 60 gdb -p "$1" -batch -nx -ex 'thread apply all bt 12' 2>/dev/null |
+		grep -E '^(Thread|#)' | head -n 60
 }
 
 # perftest_pair NAME SNS CNS SDEV CDEV ADDR PORT TOOL OPTS...: one perftest

@@ -57,7 +57,7 @@ io() {
 	for d in $(nvme_ns_devs "$NQN"); do
 		h=${d/c[0-9]*n/n}
 		n=$((n + 1))
-		nvme_fio "$t-$h" "/dev/$h" --size=32M --do_verify=1
+		nvme_fio "$t-$h" "/dev/$h" --size=16M --do_verify=1
 		log "$t $h: $(grep -m1 -o 'write: IOPS=[^,]*' "$R/fio-$t-$h"), crc32c verified"
 		# Everything the host sees equals the backing store.
 		case $(cat "/sys/block/$h/nsid") in

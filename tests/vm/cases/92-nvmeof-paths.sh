@@ -68,7 +68,7 @@ keepalive() {
 	wait_until 20 eval '[[ -n $(nvme_ns_devs $NQN) ]]' || fail "keep-alive ($t): no namespace"
 	ctrl=$(nvme_ctrl "$NQN")
 	dev=$(nvme_head "$NQN" 1) || fail "keep-alive ($t): no device of namespace 1"
-	nvme_fio "ka-$t" "$dev" --size=48M --time_based --runtime=45 --verify_backlog=256 &
+	nvme_fio "ka-$t" "$dev" --size=48M --time_based --runtime=30 --verify_backlog=256 &
 	fpid=$!
 	sleep 5
 	kmsg_mark "ka-$t"
@@ -114,7 +114,7 @@ multipath() {
 		[[ $(cat "$sub/subsysnqn") == "$NQN" ]] && break
 	done
 	echo round-robin >"$sub/iopolicy" || fail "multipath ($t): iopolicy round-robin"
-	nvme_fio "mp-$t" "$dev" --size=48M --time_based --runtime=45 --verify_backlog=256 &
+	nvme_fio "mp-$t" "$dev" --size=48M --time_based --runtime=30 --verify_backlog=256 &
 	fpid=$!
 	sleep 5
 	blackhole_on dst_ip $B
