@@ -420,8 +420,20 @@ perftest_pair() {
 		port=$((port + 100))
 	done
 	(( rc == 0 )) || return 1
-	awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { f = 1 } END { exit !f }' "$R/$name.c" ||
+	[[ -n $(perftest_result "$name" bw) ]] ||
 		{ cat "$R/$name.c"; echo "$name: no result line"; return 1; }
+}
+
+# perftest_result NAME bw|lat: the first result line of perftest_pair
+# NAME's client in words: "SIZE octets, BW MB/s" (bw: the BW average) or
+# "SIZE octets, T us typical" (lat: t_typical); nothing if there is none.
+perftest_result() {
+	awk -v kind="$2" '/^ *#bytes/ { h = 1; next }
+		h && $1 ~ /^[0-9]+$/ {
+			if (kind == "lat") print $1 " octets, " $5 " us typical"
+			else print $1 " octets, " $4 " MB/s"
+			exit
+		}' "$R/$1.c"
 }
 
 # dp_devices_gone DEV...: once no process holds them (20 s at most),

@@ -18,8 +18,8 @@
 # harness checks the kernel log.  At the end the device has no object left.
 #
 # Sizes (cases per phase) from the environment or the kernel command line:
-#   SIW2_FUZZ_SEED (1), SIW2_FUZZ_FPDU (10000: per fpdu phase),
-#   SIW2_FUZZ_HS (1000: per handshake phase), SIW2_FUZZ_PHASES (all four)
+#   SIW2_FUZZ_SEED (1), SIW2_FUZZ_FPDU (6000: per fpdu phase),
+#   SIW2_FUZZ_HS (600: per handshake phase), SIW2_FUZZ_PHASES (all four)
 # e.g. SIW2_VM_APPEND="siw2_fuzz_fpdu=200000 siw2_fuzz_hs=20000" for a
 # long run (and a "timeout:" to match: SIW2_VM_TIMEOUT).
 # Outputs in build/vm-logs/69-wire-fuzz/: <phase>.fuzz (the fuzzer's
@@ -43,7 +43,7 @@ for w in $(</proc/cmdline); do
 	siw2_fuzz_phases=*) [[ -n $phases ]] || phases=${w#*=} ;;
 	esac
 done
-seed=${seed:-1} nf=${nf:-10000} nh=${nh:-1000}
+seed=${seed:-1} nf=${nf:-6000} nh=${nh:-600}
 phases=${phases:-fpdu-init,fpdu-resp,hs-init,hs-resp}
 log "seed $seed, $nf FPDU cases and $nh handshake cases per phase: $phases"
 

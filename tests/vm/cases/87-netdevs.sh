@@ -62,7 +62,7 @@ log "s2lo on lo: GID $g"
 rping_pair lo-rping - - 127.0.0.1 7101
 perftest_pair lo-write_bw - - s2lo s2lo 127.0.0.1 7102 ib_write_bw || fail "lo: ib_write_bw -R with defaults"
 perftest_pair lo-send_lat - - s2lo s2lo 127.0.0.1 7103 ib_send_lat || fail "lo: ib_send_lat -R with defaults"
-log "lo: $(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print "ib_write_bw", $1, "octets", $4, "MB/s"; exit }' "$R/lo-write_bw.c"), $(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print "ib_send_lat", $1, "octets", $5, "us typical"; exit }' "$R/lo-send_lat.c")"
+log "lo: ib_write_bw $(perftest_result lo-write_bw bw); ib_send_lat $(perftest_result lo-send_lat lat)"
 
 # NFSv4.2 over RDMA, server and client on lo.
 NFS_NS=-
@@ -138,7 +138,7 @@ log "WireGuard: s2wa GID $(gid0 s2wa), s2wb GID $(gid0 s2wb)"
 rping_pair wg-rping wa wb 10.87.0.1 7201
 # WireGuard encrypts in software: 200 Writes of 64 KiB, not the default 5000.
 perftest_pair wg-write_bw wa wb s2wa s2wb 10.87.0.1 7202 ib_write_bw -n 200 || fail "WireGuard: ib_write_bw -R -n 200"
-log "WireGuard: $(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print "ib_write_bw", $1, "octets", $4, "MB/s"; exit }' "$R/wg-write_bw.c")"
+log "WireGuard: ib_write_bw $(perftest_result wg-write_bw bw)"
 part_end s2wa s2wb
 
 # ---------------------------------------------------------------- tun
