@@ -439,7 +439,9 @@ enum siw2_qp_state {
  *	or Closing but before @fail_work ran: it still raises the event
  *	(@state_lock)
  * @stats: where the QP counts: its device's counters, or while it is
- *	bound to an rdma_counter that counter's (RCU, siw2_stats.c)
+ *	bound to an rdma_counter that counter's; read under rcu_read_lock(),
+ *	published with smp_store_release() (an __rcu per-CPU pointer is two
+ *	address spaces to sparse), freed after a grace period (siw2_stats.c)
  * @tx: TX engine state, @rx: RX engine state
  */
 struct siw2_qp {
@@ -487,7 +489,7 @@ struct siw2_qp {
 	enum ib_event_type fail_event;
 	bool fail_abort;
 	bool fail_owed;
-	struct siw2_stats __percpu __rcu *stats;
+	struct siw2_stats __percpu *stats;
 	struct siw2_tx tx;
 	struct siw2_rx rx;
 };
@@ -524,7 +526,7 @@ static inline void siw2_stat_add(struct siw2_qp *qp, enum siw2_stat stat,
 
 	/* A counter unbound meanwhile is freed after a grace period. */
 	rcu_read_lock();
-	s = rcu_dereference(qp->stats);
+	s = READ_ONCE(qp->stats);
 	this_cpu_add(s->v[stat], n);
 	rcu_read_unlock();
 }

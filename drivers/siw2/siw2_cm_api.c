@@ -55,7 +55,7 @@ int siw2_cm_addr_len(const struct sockaddr_storage *a)
 bool siw2_cm_addr_any(const struct sockaddr_storage *a)
 {
 	if (a->ss_family == AF_INET)
-		return ((struct sockaddr_in *)a)->sin_addr.s_addr == INADDR_ANY;
+		return ((struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
 	return ipv6_addr_any(&((struct sockaddr_in6 *)a)->sin6_addr);
 }
 

@@ -386,7 +386,7 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	qp->err_slot = U32_MAX;
 
 	qp->sdev = sdev;
-	RCU_INIT_POINTER(qp->stats, sdev->stats);
+	qp->stats = sdev->stats;
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	mutex_init(&qp->state_lock);

@@ -142,7 +142,8 @@ int siw2_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
 		c = siw2_counter_new(qp->sdev, counter);
 	if (!c)
 		return -ENOMEM;
-	rcu_assign_pointer(qp->stats, c->pcpu);
+	/* Pairs with READ_ONCE() in siw2_stat_add(): counters set up first. */
+	smp_store_release(&qp->stats, c->pcpu);
 	ibqp->counter = counter;
 	return 0;
 }
@@ -159,7 +160,8 @@ int siw2_counter_unbind_qp(struct ib_qp *ibqp)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 
-	rcu_assign_pointer(qp->stats, qp->sdev->stats);
+	/* Pairs with READ_ONCE() in siw2_stat_add(). */
+	smp_store_release(&qp->stats, qp->sdev->stats);
 	ibqp->counter = NULL;
 	return 0;
 }
