@@ -207,7 +207,7 @@ link_try() {
 # DEVICE_REMOVAL, so rdma_resolve_route() fails with -EINVAL and the RPC
 # client takes that connect error as fatal (rpc_call_rpcerror
 # tk_status=-22): the write gets EINVAL.  Linux siw fails the same way
-# (1 of 15 deletions in build/scratch/link-loop-siw.sh, as siw2 1 of 15).
+# (1 of 15 deletions under a write in a loop of this step, as siw2).
 link_race() {
 	grep -q 'Invalid argument' "$R/$1.dd" || return 1
 	sed -n "/siw2-74: link $1\$/,\$p" "$T/trace" | awk -v d="device $DEV_C " '
