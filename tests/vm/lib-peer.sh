@@ -395,10 +395,11 @@ srv_cli() {
 }
 
 # hung_report PID: where a process that should have ended waits: its
-# threads' kernel stacks (counted) and, when gdb is there, their user-space
-# backtraces.
+# threads' kernel stacks (counted), when gdb is there their user-space
+# backtraces, and the QPs of its namespace with the drivers' details.
 hung_report() {
 	grep -h . /proc/"$1"/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20
+	rdma -dd resource show qp 2>/dev/null | head -n 20
 	command -v gdb >/dev/null || return 0
 	timeout 60 gdb -p "$1" -batch -nx -ex 'thread apply all bt 12' 2>/dev/null |
 		grep -E '^(Thread|#)' | head -n 60
