@@ -38,13 +38,43 @@ bg_server() {
 }
 
 # finish NAME RC SECS: reap the server (SECS at most) after a client that
-# returned RC; fail on either's error.
+# returned RC; fail on either's error, naming the first error line of the
+# failed side's output (the output itself is printed above).
 finish() {
 	local name=$1 rc=$2 src
 	reap src "$srv_pid" "$3"
 	srv_pid=
-	[[ $rc -eq 0 ]] || { cat "$OUT/$name.c" "$OUT/$name.s"; fail "$name client failed ($rc)"; }
-	[[ $src -eq 0 ]] || { cat "$OUT/$name.c" "$OUT/$name.s"; fail "$name server failed ($src)"; }
+	[[ $rc -eq 0 ]] || { cat "$OUT/$name.c" "$OUT/$name.s"; fail "$name client failed ($rc): $(first_error "$OUT/$name.c")"; }
+	[[ $src -eq 0 ]] || { cat "$OUT/$name.c" "$OUT/$name.s"; fail "$name server failed ($src): $(first_error "$OUT/$name.s")"; }
+}
+
+first_error() {
+	grep -Eim1 'error|fail|refused|unreachable' "$1" || echo "no error line"
+}
+
+# perftest NAME PORT ARGS...: ib_<NAME> -R as server on siw2_a and client on
+# siw2_b; the client's output is $OUT/NAME.c, the server's $OUT/NAME.s.
+# Repeated once, logged, only when perftest's own connect race refused the
+# data connection (lib-peer.sh perftest_race_retry): not a siw2 failure.
+perftest() {
+	local name=$1 port=$2 try rc
+	shift 2
+	for try in 1 2; do
+		bg_server siwa "$port" "$OUT/$name.s" stdbuf -oL "ib_$name" -R -d siw2_a -p "$port" "$@"
+		timeout 60 ip netns exec siwb stdbuf -oL "ib_$name" -R -d siw2_b -p "$port" "$@" "$SRV" \
+			>"$OUT/$name.c" 2>&1
+		rc=$?
+		if perftest_race_retry "$OUT/$name" "$rc" "$try"; then
+			echo "RETRY: $name: $(grep -Em1 "REJECTED|refused" "$OUT/$name.c.try1")"
+			kill -9 "$srv_pid" 2>/dev/null
+			wait "$srv_pid" 2>/dev/null
+			srv_pid=
+			port=$((port + 100))
+			continue
+		fi
+		finish "$name" "$rc" 15
+		return
+	done
 }
 
 if [[ ${SIW2_FROM_PACKAGES:-0} == 1 ]]; then
@@ -81,11 +111,7 @@ echo "siw2 rping 64 B: 10 ping-pongs, data verified" >>"$SUM"
 
 echo
 echo "### ib_write_bw -R: 64 KiB RDMA Writes for 3 s"
-bg_server siwa 7002 "$OUT/write_bw.s" stdbuf -oL ib_write_bw -R -d siw2_a -p 7002 \
-	-s 65536 -D 3 --report_gbits
-timeout 60 ip netns exec siwb stdbuf -oL ib_write_bw -R -d siw2_b -p 7002 \
-	-s 65536 -D 3 --report_gbits "$SRV" >"$OUT/write_bw.c" 2>&1
-finish write_bw $? 15
+perftest write_bw 7002 -s 65536 -D 3 --report_gbits
 cat "$OUT/write_bw.c"
 # The result line: bytes, iterations, BW peak, BW average (Gb/s), MsgRate.
 wbw=$(awk '/^ *#bytes/ { h = 1; next } h && $1 == 65536 { print $4; exit }' "$OUT/write_bw.c")
@@ -94,11 +120,7 @@ wbw=$(awk '/^ *#bytes/ { h = 1; next } h && $1 == 65536 { print $4; exit }' "$OU
 
 echo
 echo "### ib_send_lat -R: 64 B Sends, 1000 ping-pongs"
-bg_server siwa 7003 "$OUT/send_lat.s" stdbuf -oL ib_send_lat -R -d siw2_a -p 7003 \
-	-s 64 -n 1000
-timeout 60 ip netns exec siwb stdbuf -oL ib_send_lat -R -d siw2_b -p 7003 \
-	-s 64 -n 1000 "$SRV" >"$OUT/send_lat.c" 2>&1
-finish send_lat $? 15
+perftest send_lat 7003 -s 64 -n 1000
 cat "$OUT/send_lat.c"
 # bytes, iterations, t_min, t_max, t_typical, t_avg, ...
 lat=$(awk '/^ *#bytes/ { h = 1; next } h && $1 == 64 { print $5; exit }' "$OUT/send_lat.c")
