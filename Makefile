@@ -152,15 +152,17 @@ FUZZ_TIME ?= 60
 # Guests at once in make check's VM stage: each runs on one host core
 # (single-threaded TCG), so two on the 2-core machines CI uses.
 VM_JOBS ?= 2
+# Host builds (module, provider, peer) use every core.
+NPROC := $(shell nproc)
 fuzz-lib: deps
 	tests/fuzz/run.sh --time $(FUZZ_TIME)
 
 check: deps
-	$(MAKE) all peer
+	$(MAKE) -j$(NPROC) all peer
 	tests/run-all.sh -j$(VM_JOBS)
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(NPROC) all
 	tools/demo.sh
 
 # The case reads its duration from the guest's kernel command line; its

@@ -43,7 +43,7 @@ for s in "${series[@]}"; do
 	make -s -C "$TOP" dkms-src DESTDIR="$dst" >/dev/null || { rc=1; continue; }
 	src=$(ls -d "$dst"/usr/src/siw2-*)
 	log=$dst/build.log
-	if ! make -C "$kdir" M="$src" W=1 modules >"$log" 2>&1; then
+	if ! make -j"$(nproc)" -C "$kdir" M="$src" W=1 modules >"$log" 2>&1; then
 		tail -n 20 "$log"
 		echo "build-compat: $kver: build failed ($log)"
 		rc=1
@@ -86,7 +86,7 @@ if [[ -n ${pmem_ko:-} ]]; then
 		rc=1
 	else
 		src=$(ls -d "$dst"/usr/src/siw2-*)
-		if ! make -C "$hdr" M="$src" W=1 modules >"$log" 2>&1; then
+		if ! make -j"$(nproc)" -C "$hdr" M="$src" W=1 modules >"$log" 2>&1; then
 			tail -n 20 "$log"
 			echo "build-compat: $kver: build failed ($log)"
 			rc=1

@@ -86,7 +86,7 @@ trap - EXIT
 
 # W=0: siw is not our code; its warnings are not ours to fix.  Kbuild's
 # output goes to stderr so --print-path prints just the path on stdout.
-make -C "$kbuild" M="$src" CONFIG_RDMA_SIW=m modules >&2 ||
+MAKEFLAGS= make -j"$(nproc)" -C "$kbuild" M="$src" CONFIG_RDMA_SIW=m modules >&2 ||
 	die "building siw.ko failed (sources in $src)"
 [[ -f $ko ]] || die "build finished but $ko is missing"
 echo "$stamp" >"$cache/.stamp"

@@ -51,7 +51,7 @@ tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . | tar -x -C "$TREE" || 
 # The protocol digest beside the tree, as beside any clone.
 [[ -d $TOP/../shared && ! -e $OUT/shared ]] && ln -s "$(cd "$TOP/../shared" && pwd)" "$OUT/shared"
 echo "# check-kernel: $kver, tree built in ${OUT#"$TOP"/}"
-if ! make -C "$TREE" KDIR="$kdir" all >"$OUT/build.log" 2>&1 ||
+if ! make -j"$(nproc)" -C "$TREE" KDIR="$kdir" all >"$OUT/build.log" 2>&1 ||
    ! SIW2_VM_KVER=$kver "$TREE/tools/build-siw.sh" >>"$OUT/build.log" 2>&1; then
 	tail -n 20 "$OUT/build.log" | sed 's/^/#   /'
 	die "build against $kver (${OUT#"$TOP"/}/build.log)"
