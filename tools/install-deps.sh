@@ -44,6 +44,7 @@ PKGS=(
 	openmpi-bin libopenmpi-dev	# case 90: mpirun, mpicc (tests/progs/mpi_check)
 	nvme-cli		# cases 91, 92, make bench: nvme connect, DH-HMAC-CHAP keys
 	ndctl daxctl		# emulated NVDIMM: device-DAX namespaces (lib.sh pmem_devdax)
+	e2fsprogs		# case 86: mkfs.ext4 (Debian 13 no longer installs it by default)
 	flex bison bc python3	# KUnit: UML kernel build from linux-source + kunit.py
 	# tests/fuzz: clang -fsanitize=fuzzer needs the compiler-rt package of
 	# clang's own major version; libclang-rt-dev (llvm-defaults, like
