@@ -55,6 +55,7 @@ conformance() {
 }
 
 echo "# stage host"
+t0=$SECONDS
 host_test checkpatch tools/checkpatch.sh
 host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
@@ -94,7 +95,7 @@ done
 # its counts are added to ours.  No summary counts as one failure, and so
 # does a count other than tests/expected-counts says (unless narrowed).
 counted_stage() {
-	local name=$1 line counted=0 want ran=0
+	local name=$1 line counted=0 want ran=0 t0=$SECONDS
 	shift
 	echo "# stage $name: $*"
 	while IFS= read -r line; do
@@ -109,6 +110,7 @@ counted_stage() {
 			echo "$line"
 		fi
 	done < <("$@" 2>&1)
+	echo "# stage $name: wall $((SECONDS - t0)) s"
 	if [[ $counted -eq 0 ]]; then
 		# the stage died before its summary: count that as a failure.
 		echo "not ok - $name stage produced no summary"
@@ -128,6 +130,7 @@ counted_stage() {
 	fi
 }
 
+echo "# stage host: wall $((SECONDS - t0)) s"
 counted_stage kunit tests/kunit/run.sh
 counted_stage vm tests/vm/run.sh "$@"
 
