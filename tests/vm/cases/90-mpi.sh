@@ -4,8 +4,9 @@
 # Debian's Open MPI over siw2: tests/progs/mpi_check (point to point of
 # 1 KiB to 1 MiB, each octet checked both ways, then an MPI_Allreduce of
 # 64 Ki longs checked on every rank) with two ranks, one in namespace pa
-# and one in pb (veth).  mpirun runs in pa and starts pb's daemon through
-# an rsh agent that is "ip netns exec".  Transport: the cm PML with the
+# and one in pb (veth), each with its own hostname (UTS namespace).
+# mpirun runs in pa and starts pb's daemon through an rsh agent that is
+# "ip netns exec".  Transport: the cm PML with the
 # OFI MTL on libfabric's "verbs;ofi_rxm" provider, byte transfer layers
 # limited to "self", so no shared memory or TCP path carries MPI data;
 # the siw2 devices' counters must show at least the 2 x 1.06 MiB of the
@@ -26,17 +27,22 @@ dp_pair_devices siw2 siw2	# s2a on pa-v, s2b on pb-v, ports ACTIVE
 printf '198.18.90.1 pa\n198.18.90.2 pb\n' >>/etc/hosts
 
 # The rsh agent: ORTE runs "AGENT HOST COMMAND...", COMMAND being shell code.
+# Each rank's side gets a UTS namespace with its own hostname, as two hosts
+# have: with one hostname Open MPI takes both ranks for one node, and 5.0.7
+# (Debian 13) then crashes in coll/han (mca_coll_han_comm_create, SIGSEGV
+# in MPI_Allreduce), over plain TCP (pml ob1, btl tcp) as well.
 cat >/tmp/netns-rsh <<'EOF'
 #!/bin/sh
 host=$1
 shift
-exec ip netns exec "$host" sh -c "$*"
+exec ip netns exec "$host" unshare --uts sh -c "hostname $host && $*"
 EOF
 chmod +x /tmp/netns-rsh
 
 rx0=$(cat /sys/class/infiniband/s2b/ports/1/hw_counters/rx_bytes)
 tx0=$(cat /sys/class/infiniband/s2b/ports/1/hw_counters/tx_bytes)
-ip netns exec pa env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+ip netns exec pa unshare --uts sh -c 'hostname pa && exec "$@"' uts \
+	env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 	timeout 300 mpirun --host pa,pb -np 2 --map-by node \
 	--mca plm_rsh_agent /tmp/netns-rsh \
 	--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include 'verbs;ofi_rxm' \
