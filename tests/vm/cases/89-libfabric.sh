@@ -43,22 +43,22 @@ result() {
 # checked), and then one of them hung in libfabric after its connection
 # was gone, or read the flushed completion as an error (cq_readerr).
 # fi_pingpong's finalize races its peer's teardown: Linux siw fails the
-# same way (admin guide, "Known problem").
+# same way (admin guide, "Known problem").  Prints the hang or error line.
 rdm_exit_race() {
 	[[ -n $(result "$1" c) && -n $(result "$1" s) ]] &&
-		grep -Eqs 'still running|cq_readerr' "$R/$1.c" "$R/$1.c.err" "$R/$1.s" "$R/$1.s.err"
+		grep -Ehs -m1 'still running|cq_readerr' "$R/$1.c" "$R/$1.c.err" "$R/$1.s" "$R/$1.s.err" |
+		head -n 1 | grep .
 }
 # pingpong NAME PROV EP MODE SIZE: one checked run; an RDM run is repeated
 # once, printed as RETRY with its evidence, only after rdm_exit_race.
 pingpong() {
-	local try
+	local try ev
 	for try in 1 2; do
 		port=$((port + 1))
 		srv_cli "$1" pa pb "$port" fi_pingpong -p "$2" -e "$3" -m "$4" -S "$5" -I 100 -c -B "$port" -- \
 			fi_pingpong -p "$2" -e "$3" -m "$4" -S "$5" -I 100 -c -P "$port" "$SRV" && break
-		if [[ $3 == rdm && $try == 1 ]] && rdm_exit_race "$1"; then
-			echo "RETRY: $1: both sides' results were in ($(result "$1" c | tr -s ' \t' ' ')), then:" \
-				"$(grep -Ehs -m1 'still running|cq_readerr' "$R/$1.c" "$R/$1.c.err" "$R/$1.s" "$R/$1.s.err" | head -n 1)"
+		if [[ $3 == rdm && $try == 1 ]] && ev=$(rdm_exit_race "$1"); then
+			echo "RETRY: $1: both sides' results were in ($(result "$1" c | tr -s ' \t' ' ')), then: $ev"
 			continue
 		fi
 		fail "$1: fi_pingpong -p '$2' -e $3 -m $4 -S $5 -c"
