@@ -390,6 +390,12 @@ enum siw2_qp_state {
 	SIW2_QP_NUM_STATES
 };
 
+/* Bits of siw2_qp.fin_owed. */
+enum {
+	SIW2_FIN_OWED,
+	SIW2_FIN_DRAINED,
+};
+
 /**
  * struct siw2_qp - reliable connected queue pair
  * @base: core QP
@@ -428,6 +434,12 @@ enum siw2_qp_state {
  *	watched after running empty (siw2_tx_linger())
  * @tx_lock: held by the TX engine's runner
  * @fail_work: moves the QP to Terminate after a data path error
+ * @close_work: asks the CM for the graceful close that waited for the TX
+ *	engine to hand everything posted before it to TCP; queued at once
+ *	when it has, else after mpa_timeout_ms (then the close is abortive)
+ * @fin_owed: bit SIW2_FIN_OWED: a graceful close (SQD) waits for the TX
+ *	engine to run dry; bit SIW2_FIN_DRAINED: it has
+ *	(siw2_dp_sq_drained())
  * @fenced: a client-server Responder may not send before the first
  *	FPDU arrives (RFC 5044 7.1.2)
  * @err_slot: SQ slot whose completion carries @err_status instead of
@@ -483,6 +495,8 @@ struct siw2_qp {
 	struct hrtimer tx_linger;
 	struct mutex tx_lock; /* the TX engine */
 	struct work_struct fail_work;
+	struct delayed_work close_work;
+	unsigned long fin_owed;
 	bool fenced;
 	u32 err_slot;
 	enum ib_wc_status err_status;

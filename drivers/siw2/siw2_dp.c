@@ -79,6 +79,24 @@ void siw2_dp_fail(struct siw2_qp *qp, bool abort)
 }
 
 /**
+ * siw2_dp_sq_drained - a closing QP's TX engine has sent all it had
+ * @qp: QP in Closing, its graceful close owed
+ *
+ * Runs the QP's close work (siw2_qp.c) now instead of at its time limit:
+ * the FIN it asks the CM for goes behind everything posted before the
+ * close (SIW2-DEC-3), not ahead of what the engine had not sent yet.
+ */
+void siw2_dp_sq_drained(struct siw2_qp *qp)
+{
+	if (test_and_set_bit(SIW2_FIN_DRAINED, &qp->fin_owed))
+		return;
+	siw2_qp_get(qp);
+	/* Pending already (the time limit): that one holds a reference. */
+	if (mod_delayed_work(siw2_async_wq, &qp->close_work, 0))
+		siw2_qp_put(qp);
+}
+
+/**
  * siw2_dp_reset - the shared data-path state of a new stream
  * @qp: QP, its engines stopped (state lock held)
  *
@@ -88,6 +106,7 @@ void siw2_dp_reset(struct siw2_qp *qp)
 {
 	qp->dp_failed = 0;
 	qp->fail_owed = false;
+	qp->fin_owed = 0;
 	qp->irq_head = 0;
 	qp->irq_count = 0;
 	qp->orq_head = 0;

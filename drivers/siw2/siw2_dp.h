@@ -381,6 +381,7 @@ void siw2_dp_wc(struct siw2_qp *qp, struct siw2_cq *cq, u64 wr_id,
 		enum ib_wc_status status, enum ib_wc_opcode opcode,
 		u32 byte_len, bool solicited);
 void siw2_dp_fail(struct siw2_qp *qp, bool abort);
+void siw2_dp_sq_drained(struct siw2_qp *qp);
 void siw2_dp_reset(struct siw2_qp *qp);
 struct siw2_orqe *siw2_orq_head(struct siw2_qp *qp);
 bool siw2_orq_full(struct siw2_qp *qp);

@@ -174,13 +174,40 @@ static int siw2_qp_from_idle(struct siw2_qp *qp, enum ib_qp_state new)
 	return 0;
 }
 
+/*
+ * What the process published in its send queue ring before a graceful
+ * close is part of what the close sends. A ring the process overfilled
+ * is left as the TX engine would leave it: its entries are flushed.
+ */
+static void siw2_qp_sq_take_ring(struct siw2_qp *qp)
+{
+	unsigned long flags;
+
+	if (!qp->sq.ring)
+		return;
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	siw2_wq_pull(&qp->sq);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 static int siw2_qp_from_rts(struct siw2_qp *qp, enum ib_qp_state new)
 {
 	switch (new) {
 	case IB_QPS_RTS:
 		return 0;
 	case IB_QPS_SQD:
-		/* Graceful close: no new sends, the LLP closes after them. */
+		/*
+		 * Graceful close: what is posted now is sent, then the LLP
+		 * closes (siw2_qp_close_work()); nothing is taken after this.
+		 * The time limit is set first: the engine's "drained" must
+		 * not be overtaken by it.
+		 */
+		siw2_qp_sq_take_ring(qp);
+		siw2_qp_get(qp);
+		if (mod_delayed_work(siw2_async_wq, &qp->close_work,
+				     msecs_to_jiffies(READ_ONCE(siw2_mpa_timeout_ms))))
+			siw2_qp_put(qp);
+		set_bit(SIW2_FIN_OWED, &qp->fin_owed);
 		siw2_qp_set_state(qp, new);
 		return 0;
 	case IB_QPS_SQE:
@@ -298,6 +325,42 @@ static void siw2_qp_fail_work(struct work_struct *work)
 	siw2_qp_put(qp);
 }
 
+/*
+ * A graceful close whose TX engine has sent what was posted before it
+ * (siw2_dp_sq_drained()): now the CM sends the FIN. One that could not
+ * within mpa_timeout_ms (the peer takes nothing) ends abortively, as a
+ * Closing endpoint whose peer does not close does. A QP that has left
+ * Closing meanwhile closed abortively, or its connection is gone.
+ */
+static void siw2_qp_close_work(struct work_struct *work)
+{
+	struct siw2_qp *qp = container_of(to_delayed_work(work),
+					  struct siw2_qp, close_work);
+	struct siw2_cep *cep = NULL;
+	bool drained = false;
+
+	mutex_lock(&qp->state_lock);
+	if (test_and_clear_bit(SIW2_FIN_OWED, &qp->fin_owed) &&
+	    qp->state == SIW2_QP_CLOSING && qp->cep) {
+		drained = test_bit(SIW2_FIN_DRAINED, &qp->fin_owed);
+		cep = qp->cep;
+		siw2_cep_get(cep);
+	}
+	mutex_unlock(&qp->state_lock);
+	if (cep) {
+		siw2_cm_qp_close(cep, !drained);
+		siw2_cep_put(cep);
+	}
+	siw2_qp_put(qp);
+}
+
+/* A close's time limit goes with its connection, and its reference. */
+static void siw2_qp_close_cancel(struct siw2_qp *qp)
+{
+	if (cancel_delayed_work(&qp->close_work))
+		siw2_qp_put(qp);
+}
+
 static int siw2_qp_check_caps(struct ib_qp_init_attr *attr)
 {
 	struct ib_qp_cap *cap = &attr->cap;
@@ -383,6 +446,7 @@ int siw2_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
 	mutex_init(&qp->tx_lock);
 	INIT_WORK(&qp->rx_work, siw2_rx_work);
 	INIT_WORK(&qp->fail_work, siw2_qp_fail_work);
+	INIT_DELAYED_WORK(&qp->close_work, siw2_qp_close_work);
 	qp->err_slot = U32_MAX;
 
 	qp->sdev = sdev;
@@ -476,6 +540,7 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	enum siw2_qp_state before;
 	struct siw2_cep *cep = NULL;
+	bool closing = false;
 	int rv;
 
 	rv = siw2_udata_no_input(udata);
@@ -498,18 +563,24 @@ int siw2_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird = attr->max_dest_rd_atomic;
-	/* Error ends the connection abortively, SQD gracefully (RFC 5040 6.2). */
-	if (qp->cep && qp->state != before &&
-	    (qp->state == SIW2_QP_ERROR || qp->state == SIW2_QP_CLOSING)) {
+	/*
+	 * Error ends the connection abortively at once, SQD gracefully once
+	 * the TX engine has sent what it had (RFC 5040 6.2): the engine's
+	 * run that finds it done asks for the FIN (siw2_qp_close_work()).
+	 */
+	if (qp->cep && qp->state != before && qp->state == SIW2_QP_ERROR) {
 		cep = qp->cep;
 		siw2_cep_get(cep);
 	}
+	closing = qp->state != before && qp->state == SIW2_QP_CLOSING;
 out:
 	mutex_unlock(&qp->state_lock);
 	if (cep) {
-		siw2_cm_qp_close(cep, qp->state == SIW2_QP_ERROR);
+		siw2_cm_qp_close(cep, true);
 		siw2_cep_put(cep);
 	}
+	if (closing)
+		siw2_tx_kick(qp);
 	return rv;
 }
 
@@ -577,6 +648,7 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		siw2_cep_put(cep);
 	}
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	siw2_qp_close_cancel(qp);
 	/*
 	 * The IWCM and the endpoint may still hold the QP: they let go once
 	 * the connection has closed, which the abort above makes prompt.
@@ -1128,6 +1200,7 @@ void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep)
 		flush_work(&qp->rx_work);
 	}
 	siw2_qp_dp_stop(qp);
+	siw2_qp_close_cancel(qp);
 	if (qp->cep == cep) {
 		qp->cep = NULL;
 		put = true;

@@ -1270,8 +1270,29 @@ static bool siw2_tx_loop(struct siw2_qp *qp)
 }
 
 /*
+ * A closing QP whose graceful close waits for this engine: nothing taken
+ * is left unsent, no inbound Read is left unanswered (a fenced Responder
+ * can send nothing yet).
+ */
+static bool siw2_tx_drained(struct siw2_qp *qp)
+{
+	struct siw2_tx *tx = &qp->tx;
+
+	if (READ_ONCE(qp->state) != SIW2_QP_CLOSING ||
+	    !test_bit(SIW2_FIN_OWED, &qp->fin_owed) ||
+	    test_bit(0, &qp->dp_failed))
+		return false;
+	if (READ_ONCE(qp->fenced))
+		return true;
+	return !tx->fpdu_left && tx->kind == SIW2_TX_IDLE && !tx->wb_on &&
+	       READ_ONCE(qp->sq_txpos) == READ_ONCE(qp->sq.count) &&
+	       !READ_ONCE(qp->irq_count);
+}
+
+/*
  * One TX engine run; qp->tx_lock held. What the run left with TCP under
- * MSG_MORE is pushed at its end: the next run may be far off.
+ * MSG_MORE is pushed at its end: the next run may be far off. A graceful
+ * close that waited for the run's end goes on once it has sent all.
  * Return: true to run again.
  */
 static bool siw2_tx_run(struct siw2_qp *qp)
@@ -1285,6 +1306,8 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 		qp->tx.corked = false;
 		tcp_sock_set_cork(qp->sock->sk, false);
 	}
+	if (!again && siw2_tx_drained(qp))
+		siw2_dp_sq_drained(qp);
 	return again;
 }
 

@@ -32,6 +32,11 @@
  * after=<ms>", destroys what the device carried (QP, id, CQ, PD; the
  * listener) and ends with status 0: the client at once, the server once
  * neither its listener nor any accepted connection is left.
+ * "--sends N" checks what a graceful close owes: the server posts N
+ * receives before it accepts, the client posts N signaled 4 KiB sends and
+ * calls rdma_disconnect() at once; after DISCONNECTED every send and
+ * receive must have completed successfully, in order, each message holding
+ * its pattern ("SENDS send|receive N ok").
  * Both print a progress line every 100 connections and a summary line
  * "cmtest: client|server N connections ok (...)".  Any failed expectation,
  * unexpected event or timeout prints a "cmtest: FAIL" line and exits 1.
@@ -69,7 +74,8 @@
 #define DEFAULT_PORT	7480
 #define DEFAULT_TMO	10
 #define RESOLVE_MS	2000
-#define QP_DEPTH	4
+#define QP_DEPTH	16
+#define SEND_LEN	4096	/* --sends: each message */
 #define PD_MAX		255	/* rdma_conn_param.private_data_len is u8 */
 #define RD_DEFAULT	1	/* IRD/ORD when not given (as rping does) */
 
@@ -91,6 +97,7 @@ enum {
 	OPT_REMOVAL_OK,
 	OPT_SRC_PORT,
 	OPT_PRINT_ADDR,
+	OPT_SENDS,
 };
 
 static struct {
@@ -121,6 +128,7 @@ static struct {
 	bool removal_ok;
 	int src_port;		/* --src-port: client's rdma_cm port, 0 = any */
 	bool print_addr;
+	int sends;		/* --sends: messages before the close, 0 = off */
 	bool quiet;
 	bool verbose;
 } opt = {
@@ -327,6 +335,9 @@ struct conn {
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
+	struct ibv_mr *mr;	/* --sends: opt.sends * SEND_LEN */
+	uint8_t *buf;
+	int n;			/* the connection's number, 1 on */
 	bool established;
 	bool disconnect_sent;
 };
@@ -351,15 +362,115 @@ static void conn_create_qp(struct conn *c)
 	a.cap.max_recv_sge = 1;
 	if (rdma_create_qp(c->id, c->pd, &a))
 		fail_errno("rdma_create_qp");
+	if (!opt.sends)
+		return;
+	c->buf = calloc(opt.sends, SEND_LEN);
+	if (!c->buf)
+		fail("out of memory");
+	c->mr = ibv_reg_mr(c->pd, c->buf, (size_t)opt.sends * SEND_LEN,
+			   IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr)
+		fail_errno("ibv_reg_mr");
 }
 
-/* QP, then the id (all its events acked), then CQ and PD. */
+/* --sends: message @i of connection @n, byte @k. */
+static uint8_t msg_byte(int n, int i, int k)
+{
+	return (uint8_t)(n * 131 + i * 31 + k * 7 + 1);
+}
+
+/*
+ * --sends: post one work request per message of c->buf, receives on the
+ * server, sends (each signaled) on the client, which fills them first.
+ */
+static void conn_post(struct conn *c, bool send)
+{
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge;
+	int i, k;
+
+	for (i = 0; i < opt.sends; i++) {
+		sge.addr = (uintptr_t)(c->buf + (size_t)i * SEND_LEN);
+		sge.length = SEND_LEN;
+		sge.lkey = c->mr->lkey;
+		if (!send) {
+			memset(&rwr, 0, sizeof(rwr));
+			rwr.wr_id = i;
+			rwr.sg_list = &sge;
+			rwr.num_sge = 1;
+			if (ibv_post_recv(c->id->qp, &rwr, &rbad))
+				fail("ibv_post_recv %d failed", i);
+			continue;
+		}
+		for (k = 0; k < SEND_LEN; k++)
+			c->buf[(size_t)i * SEND_LEN + k] = msg_byte(c->n, i, k);
+		memset(&swr, 0, sizeof(swr));
+		swr.wr_id = i;
+		swr.sg_list = &sge;
+		swr.num_sge = 1;
+		swr.opcode = IBV_WR_SEND;
+		swr.send_flags = IBV_SEND_SIGNALED;
+		if (ibv_post_send(c->id->qp, &swr, &sbad))
+			fail("ibv_post_send %d failed", i);
+	}
+}
+
+/*
+ * --sends, after DISCONNECTED: every message posted before the close went
+ * (RFC 5040 6.2, a graceful close, SIW2-DEC-3): each of opt.sends
+ * completions succeeded, in order, and on the server each message holds
+ * what the client sent.  At most opt.timeout seconds.
+ */
+static void conn_check_sends(struct conn *c, bool server)
+{
+	const char *what = server ? "receive" : "send";
+	double t0 = now_s();
+	struct ibv_wc wc;
+	int got = 0, k, rc;
+
+	while (got < opt.sends) {
+		rc = ibv_poll_cq(c->cq, 1, &wc);
+		if (rc < 0)
+			fail("ibv_poll_cq failed");
+		if (!rc) {
+			if (now_s() - t0 > opt.timeout)
+				fail("connection %d: %d of %d %s completions after %d s (SIW2-DEC-3)",
+				     c->n, got, opt.sends, what, opt.timeout);
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS)
+			fail("connection %d: %s %d of %d completed with %s after the close: a graceful close lost it (SIW2-DEC-3)",
+			     c->n, what, got + 1, opt.sends,
+			     ibv_wc_status_str(wc.status));
+		if (wc.wr_id != (uint64_t)got)
+			fail("connection %d: %s completion %d is wr_id %llu",
+			     c->n, what, got, (unsigned long long)wc.wr_id);
+		if (server && wc.byte_len != SEND_LEN)
+			fail("connection %d: message %d: %u bytes, want %d",
+			     c->n, got, wc.byte_len, SEND_LEN);
+		for (k = 0; server && k < SEND_LEN; k++)
+			if (c->buf[(size_t)got * SEND_LEN + k] != msg_byte(c->n, got, k))
+				fail("connection %d: message %d: byte %d is 0x%02x, want 0x%02x",
+				     c->n, got, k, c->buf[(size_t)got * SEND_LEN + k],
+				     msg_byte(c->n, got, k));
+		got++;
+	}
+	if (!opt.quiet)
+		printf("SENDS %s %d ok\n", what, got);
+}
+
+/* QP, then the id (all its events acked), then MR, CQ and PD. */
 static void conn_destroy(struct conn *c)
 {
 	if (c->id && c->id->qp)
 		rdma_destroy_qp(c->id);
 	if (c->id && rdma_destroy_id(c->id))
 		fail_errno("rdma_destroy_id");
+	if (c->mr && ibv_dereg_mr(c->mr))
+		fail("ibv_dereg_mr failed");
+	free(c->buf);
 	if (c->cq && ibv_destroy_cq(c->cq))
 		fail("ibv_destroy_cq failed");
 	if (c->pd && ibv_dealloc_pd(c->pd))
@@ -378,6 +489,9 @@ static void conn_destroy_removed(struct conn *c)
 		rdma_destroy_qp(c->id);
 	if (c->id && rdma_destroy_id(c->id))
 		printf("cleanup: rdma_destroy_id: %s\n", strerror(errno));
+	if (c->mr && ibv_dereg_mr(c->mr))
+		printf("cleanup: ibv_dereg_mr failed\n");
+	free(c->buf);
 	if (c->cq && ibv_destroy_cq(c->cq))
 		printf("cleanup: ibv_destroy_cq failed\n");
 	if (c->pd && ibv_dealloc_pd(c->pd))
@@ -495,7 +609,10 @@ static void srv_request(struct rdma_cm_event *ev, int n)
 		fail("out of memory");
 	c->id = ev->id;
 	c->id->context = c;
+	c->n = n;
 	conn_create_qp(c);
+	if (opt.sends)
+		conn_post(c, false);
 	conn_param_init(&p, pd, opt.pd_reply);
 	if (rdma_accept(c->id, &p))
 		fail_errno("rdma_accept");
@@ -576,6 +693,8 @@ static int run_server(void)
 			/* Completes the close; an error here is harmless. */
 			if (!c->disconnect_sent)
 				rdma_disconnect(c->id);
+			if (opt.sends)
+				conn_check_sends(c, true);
 			conn_destroy(c);
 			free(c);
 			srv_live--;
@@ -743,7 +862,7 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	struct rdma_cm_event *ev;
 	struct sockaddr_storage src;
 	uint8_t pd[PD_MAX];
-	struct conn c = { 0 };
+	struct conn c = { .n = n };
 	bool ok = true;
 	char where[48];
 	int tmo = opt.resolve_ms;
@@ -820,6 +939,9 @@ static bool client_cycle(struct addrinfo *dst, int n)
 		goto disconnected;
 	if (opt.abort)
 		goto out;	/* no rdma_disconnect: destroying aborts */
+	/* --sends: the close right behind them, not after their completions. */
+	if (opt.sends)
+		conn_post(&c, true);
 	if (!opt.server_disconnects && rdma_disconnect(c.id))
 		fail_errno("rdma_disconnect");
 	ev = get_event("DISCONNECTED");
@@ -832,6 +954,8 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	rdma_ack_cm_event(ev);
 	if (opt.server_disconnects)
 		rdma_disconnect(c.id);	/* completes the close; may fail */
+	if (opt.sends)
+		conn_check_sends(&c, false);
 	goto out;
 disconnected:
 	rdma_disconnect(c.id);	/* the peer closed while we held */
@@ -914,6 +1038,10 @@ static void usage(const char *prog, int status)
 		"                          peer's disconnect (HOLD DISCONNECTED / HOLD expired),\n"
 		"                          then close as usual\n"
 		"      --removal-ok        DEVICE_REMOVAL ends the program with status 0\n"
+		"      --sends N           per connection: the server posts N receives, the\n"
+		"                          client N 4 KiB sends and closes right behind them;\n"
+		"                          each completion must succeed, each message arrive\n"
+		"                          intact (SENDS receive|send N ok)\n"
 		"                          after cleaning up (REMOVED lines) instead of failing\n"
 		"      --src-port P        client: bind each connection to rdma_cm port P\n"
 		"      --print-addr        print an ADDR line (rdma_cm's local and peer\n"
@@ -1003,6 +1131,7 @@ static void parse(int argc, char **argv)
 		{ "expect-fail", required_argument, NULL, OPT_EXPECT_FAIL },
 		{ "resolve-ms", required_argument, NULL, OPT_RESOLVE_MS },
 		{ "hold", required_argument, NULL, OPT_HOLD },
+		{ "sends", required_argument, NULL, OPT_SENDS },
 		{ "removal-ok", no_argument, NULL, OPT_REMOVAL_OK },
 		{ "src-port", required_argument, NULL, OPT_SRC_PORT },
 		{ "print-addr", no_argument, NULL, OPT_PRINT_ADDR },
@@ -1098,6 +1227,9 @@ static void parse(int argc, char **argv)
 			break;
 		case OPT_PRINT_ADDR:
 			opt.print_addr = true;
+			break;
+		case OPT_SENDS:
+			opt.sends = num_arg("--sends", optarg, 1, QP_DEPTH);
 			break;
 		case 'h':
 			usage(argv[0], 0);

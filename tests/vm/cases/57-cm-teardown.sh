@@ -5,7 +5,9 @@
 # fd00:13::1; clients in pb on s2b), driven by siw2_cmtest (lib-cm.sh):
 #  - graceful close from either side (RFC 5040 6.2 / BASE teardown via the
 #    LLP): both applications get DISCONNECTED with status 0, also when the
-#    client holds the connection and the server closes it (--hold);
+#    client holds the connection and the server closes it (--hold), and
+#    when the client closes right behind 16 sends: all of them arrive
+#    (SIW2-DEC-3, siw2_cmtest --sends);
 #  - abortive: "kill -9" of the client holding a connection: the server
 #    gets DISCONNECTED (status -104, ECONNRESET: the client's side resets)
 #    within 5 s; "kill -9" of the server: the holding client gets
@@ -88,10 +90,17 @@ cm_grep close-by-server srv 'event DISCONNECTED status 0 '
 cm_grep close-by-server cli 'event DISCONNECTED status 0 '
 cm_pair close-by-server-held "-a $A4 --server-disconnects" "-a $A4 --hold 20"
 cm_grep close-by-server-held cli '^HOLD DISCONNECTED status=0 '
+# A graceful close sends what was posted before it, then the FIN
+# (SIW2-DEC-3): 16 sends of 4 KiB, rdma_disconnect() right behind them,
+# 20 times; every send completes successfully, every message arrives
+# intact (siw2_cmtest --sends fails the run otherwise).
+cm_pair close-behind-sends "-a $A4 -c 20 --sends 16" "-a $A4 -c 20 --sends 16"
+cm_grep close-behind-sends srv '^SENDS receive 16 ok$'
+cm_grep close-behind-sends cli '^SENDS send 16 ok$'
 # The client's hold runs out, then it closes as usual.
 cm_pair hold-expires "-a $A4 -t 20" "-a $A4 --hold 2"
 cm_grep hold-expires cli '^HOLD expired after=(19|2[0-9])[0-9][0-9]$'
-for r in close-by-client close-by-server close-by-server-held hold-expires; do
+for r in close-by-client close-by-server close-by-server-held close-behind-sends hold-expires; do
 	! grep -q '^DISC' "$CM_OUT/$r.srv" "$CM_OUT/$r.cli" ||
 		fail "$r: a graceful close gave a non-zero DISCONNECTED status"
 done
