@@ -13,8 +13,9 @@
 # specific and wildcard listens, who closes (client, server, abortive
 # client), 200 connect/disconnect cycles; then 252 octets from siw2 to siw
 # (siw receives up to 256 octets of PD_Length), CRC asked for by siw2
-# (mpa_crc=1, BASE-MPA-4; siw follows), siw2 closing right behind 16 sends
-# that siw must all receive (SIW2-DEC-3), and a leak check on the siw2 side:
+# (mpa_crc=1, BASE-MPA-4; siw follows), each side closing right behind 16
+# sends that the other must all receive (SIW2-DEC-3), and a leak check on
+# the siw2 side:
 # debugfs counts 0, "rdma resource show" empty, only TIME-WAIT TCP sockets,
 # and at the end both modules unload.  Linux siw has no runtime policy
 # knobs (MPA Rev 2, CRC only if asked, no peer-to-peer); peer_to_peer stays
@@ -108,6 +109,10 @@ param mpa_crc 1
 cm_pair crc-pd-251 "-a $A4 -E 251 -R 251" "-a $A4 -P 251 -e 251"
 cm_pair crc-cycles "-a $A4 -q -c 20" "-a $A4 -q -c 20"
 param mpa_crc 0
+# siw closes right behind 16 sends: siw2 receives them all (SIW2-DEC-3 on
+# the receiving side; siw's user sends leave within ibv_post_send()).
+cm_pair siw-close-behind-sends "-a $A4 -c 10 --sends 16" "-a $A4 -c 10 --sends 16"
+cm_grep siw-close-behind-sends srv '^SENDS receive 16 ok$'
 grep -h 'cmtest: client 200 ' "$CM_OUT/cycles-200.cli"
 leak_check s2a pa pb
 siw_link_del siw_b || fail "rdma link delete siw_b"
@@ -141,8 +146,7 @@ cm_pair crc-pd-251 "-a $A4 -E 251 -R 251" "-a $A4 -P 251 -e 251"
 cm_pair crc-cycles "-a $A6 -q -c 20" "-a $A6 -q -c 20"
 param mpa_crc 0
 # siw2 closes right behind 16 sends (SIW2-DEC-3): siw gets all of them
-# before the FIN.  (Not the other way: Linux siw flushes what it has not
-# sent when its QP leaves RTS for Closing.)
+# before the FIN.
 cm_pair close-behind-sends "-a $A4 -c 10 --sends 16" "-a $A4 -c 10 --sends 16"
 cm_grep close-behind-sends srv '^SENDS receive 16 ok$'
 grep -h 'cmtest: client 200 ' "$CM_OUT/cycles-200.cli"
