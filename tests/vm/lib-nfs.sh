@@ -11,6 +11,12 @@
 
 NFS_NS=${NFS_NS:-pa}
 mountd_pid='' rpcbind_pid=''
+# The server's daemons run under timeout(1) so that none outlives its
+# case, with a limit no case reaches: rpc.mountd's end takes its mount
+# namespace's nfsd file system with it, and the last such unmount stops
+# the server (6.12's nfsd_umount(): nfsd_shutdown_threads()).  Its former
+# 600 s stopped nfsd under case 74's mount on a slow run: the mount hung.
+NFS_DAEMON_TMO=$((3000 * ${SIW2_TIMEOUT_SCALE:-1}))
 
 ms_now() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
 
@@ -79,7 +85,7 @@ cldpid=''
 nfsdcld_start() {
 	mkdir -p /var/lib/nfs/nfsdcld "$NFSDCLD_PIPEFS" || fail "mkdir for nfsdcld"
 	rm -rf /var/lib/nfs/nfsdcld/*
-	_nfs_ns timeout 3000 bash -c "$(_nfs_mount rpc_pipefs "$NFSDCLD_PIPEFS") &&
+	_nfs_ns timeout "$NFS_DAEMON_TMO" bash -c "$(_nfs_mount rpc_pipefs "$NFSDCLD_PIPEFS") &&
 		exec nfsdcld -F -p $NFSDCLD_PIPEFS" >"$R/nfsdcld.log" 2>&1 &
 	cldpid=$!
 	wait_until 20 eval "[[ -e /var/lib/nfs/nfsdcld/main.sqlite ]] || ! kill -0 $cldpid 2>/dev/null"
@@ -103,7 +109,7 @@ nfsd_stop() {
 }
 
 mountd_start() {	# mountd_start ARGS...
-	_nfs_ns timeout 600 bash -c "$(_nfs_mount nfsd /proc/fs/nfsd)"' && exec rpc.mountd -F "$@"' \
+	_nfs_ns timeout "$NFS_DAEMON_TMO" bash -c "$(_nfs_mount nfsd /proc/fs/nfsd)"' && exec rpc.mountd -F "$@"' \
 		mountd "$@" >"$R/mountd.log" 2>&1 &
 	mountd_pid=$!
 }
@@ -113,6 +119,14 @@ mountd_stop() {
 	kill "$mountd_pid" 2>/dev/null
 	wait "$mountd_pid" 2>/dev/null
 	mountd_pid=
+}
+
+# rpcbind_start: rpcbind in the server's namespace, up once it listens.
+rpcbind_start() {
+	_nfs_ns timeout "$NFS_DAEMON_TMO" rpcbind -f -w >"$R/rpcbind.log" 2>&1 &
+	rpcbind_pid=$!
+	wait_until 10 eval "_nfs_ns ss -tlnH | grep -q ':111 '" ||
+		fail "rpcbind not listening in ${NFS_NS/#-/the initial namespace}"
 }
 
 rpcbind_stop() {

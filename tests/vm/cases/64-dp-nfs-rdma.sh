@@ -365,10 +365,7 @@ if [[ $V3 != 0 ]]; then
 	nfsd_stop
 	mountd_stop
 	if command -v rpcbind >/dev/null; then
-		ip netns exec pa timeout 600 rpcbind -f -w >"$R/rpcbind.log" 2>&1 &
-		rpcbind_pid=$!
-		wait_until 10 eval "ip netns exec pa ss -tlnH | grep -q ':111 '" ||
-			fail "rpcbind not listening in pa"
+		rpcbind_start
 		mountd_start
 		wait_until 10 eval "ip netns exec pa rpcinfo -p 127.0.0.1 2>/dev/null | grep -q mountd" ||
 			{ cat "$R/mountd.log" >&2; fail "mountd not registered"; }

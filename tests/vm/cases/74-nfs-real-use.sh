@@ -115,9 +115,7 @@ mkdir -p "$EXP" "$MNT" "$SRC" || fail "mkdir"
 mount -t tmpfs -o size=$((SIZE + 192))m nfs74 "$EXP" || fail "tmpfs on $EXP"
 chmod 0777 "$EXP"
 nfsdcld_start
-ip netns exec pa timeout 3000 rpcbind -f -w >"$R/rpcbind.log" 2>&1 &
-rpcbind_pid=$!
-wait_until 10 eval "ip netns exec pa ss -tlnH | grep -q ':111 '" || fail "rpcbind not listening in pa"
+rpcbind_start
 srv "exportfs -o rw,fsid=0,no_root_squash,insecure,no_subtree_check,sync 198.18.74.0/24:$EXP" ||
 	fail "exportfs"
 mountd_start

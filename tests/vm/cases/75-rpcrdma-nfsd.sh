@@ -59,9 +59,7 @@ for i in "${!NAMES[@]}"; do
 	head -c "${SIZES[i]}" /dev/urandom >"$SRC/${NAMES[i]}" || fail "urandom"
 	cp "$SRC/${NAMES[i]}" "$EXP/" || fail "cp"
 done
-ip netns exec pa timeout 600 rpcbind -f -w >"$R/rpcbind.log" 2>&1 &
-rpcbind_pid=$!
-wait_until 10 eval "ip netns exec pa ss -tlnH | grep -q ':111 '" || fail "rpcbind not listening in pa"
+rpcbind_start
 srv "exportfs -o ro,fsid=75,no_root_squash,insecure,no_subtree_check 198.18.75.0/24:$EXP" || fail "exportfs"
 mountd_start
 wait_until 10 eval "ip netns exec pa rpcinfo -p 127.0.0.1 2>/dev/null | grep -q mountd" ||
