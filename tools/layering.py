@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """tools/layering.py [OBJDIR]: keep the driver's layering from regressing.
+tools/layering.py --table FILE [OBJDIR]: the same against FILE's table.
+tools/layering.py --selftest [OBJDIR]: show that the check catches a break.
 
 Reads the layer table of Documentation/design.md (between the markers
 <!-- layering:begin --> and <!-- layering:end -->): each row gives a layer
@@ -13,11 +15,18 @@ drivers/siw2), asks nm which symbols each one defines and which it uses,
 and fails on every use that goes sideways or up, on a file of the module
 that the table does not place, and on a table file that was not built.
 Exit 0 when the code keeps to the table.
+
+--selftest runs the check on the built objects three times: with the
+table as it is (must pass), with the transmit engine's row moved above
+the QP's (siw2_qp.c starts the engine, so that must fail, naming that
+use), and with a built file left out of the table (must fail, naming
+it). Exit 0 when all three come out so.
 """
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DESIGN = os.path.join(TOP, "Documentation", "design.md")
@@ -53,10 +62,10 @@ def nm(args, obj):
     return [ln.split() for ln in out.splitlines() if ln.strip()]
 
 
-def main():
-    objdir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        TOP, "drivers", "siw2")
-    layer, loops = read_table(DESIGN)
+def check(objdir, design):
+    """Print the problems of the objects in objdir against design's table;
+    return their number."""
+    layer, loops = read_table(design)
     objs = sorted(f[:-2] for f in os.listdir(objdir)
                   if re.fullmatch(r"siw2_\w+\.o", f) and f != "siw2.mod.o")
     if not objs:
@@ -91,7 +100,60 @@ def main():
         print("layering: " + line)
     print(f"layering: {len(objs)} objects, {len(edges)} file-to-file uses, "
           f"{len(bad)} problem(s)")
-    return 1 if bad else 0
+    return len(bad)
+
+
+def selftest(objdir):
+    """The check passes the real table and fails two broken ones."""
+    text = open(DESIGN, encoding="utf-8").read()
+    tx = re.search(r"^\| 6 \| siw2_tx\.c \|", text, re.M)
+    qp = re.search(r"^\| 8 \| siw2_qp\.c, siw2_srq\.c \|", text, re.M)
+    if not tx or not qp:
+        sys.exit("layering selftest: rows 6 (siw2_tx.c) and 8 (siw2_qp.c) "
+                 "not found in the table")
+    broken = {
+        # The TX engine above the QPs: siw2_qp.c's calls into it go up.
+        "tx above qp": (text.replace(tx.group(0), "| 9 | siw2_tx.c |"),
+                        "siw2_qp.c (layer 8) uses siw2_tx.c (layer 9)"),
+        # A built file the table does not place.
+        "file missing": (text.replace("siw2_ring.c", "siw2_gone.c"),
+                         "siw2_ring.c: built, but not in the layer table"),
+    }
+    fails = 0
+    print("layering selftest: the table as it is")
+    if check(objdir, DESIGN):
+        print("layering selftest: FAIL: the real table has problems")
+        fails += 1
+    for name, (table, want) in broken.items():
+        with tempfile.NamedTemporaryFile("w", suffix=".md") as f:
+            f.write(table)
+            f.flush()
+            print(f"layering selftest: broken table ({name})")
+            out = subprocess.run([sys.executable, __file__, "--table",
+                                  f.name, objdir], capture_output=True,
+                                 text=True)
+        if out.returncode == 0 or want not in out.stdout:
+            print(f"layering selftest: FAIL: {name}: exit "
+                  f"{out.returncode}, no line with '{want}':\n{out.stdout}")
+            fails += 1
+        else:
+            print(f"layering selftest: caught: {want}")
+    print(f"layering selftest: {'ok' if not fails else f'{fails} failed'}")
+    return 1 if fails else 0
+
+
+def main():
+    args = sys.argv[1:]
+    design = DESIGN
+    if args[:1] == ["--selftest"]:
+        objdir = args[1] if len(args) > 1 else os.path.join(TOP, "drivers",
+                                                            "siw2")
+        return selftest(objdir)
+    if args[:1] == ["--table"] and len(args) > 1:
+        design = args[1]
+        args = args[2:]
+    objdir = args[0] if args else os.path.join(TOP, "drivers", "siw2")
+    return 1 if check(objdir, design) else 0
 
 
 if __name__ == "__main__":
