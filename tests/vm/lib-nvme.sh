@@ -32,9 +32,15 @@
 #   nvme_ns_devs NQN         the namespace (path) devices of NQN's
 #                            controllers, "nvmeXcYnZ" or "nvmeXnY" per line
 #   nvme_head NQN NSID       /dev/nvmeXnY, the block device of namespace NSID
+#   nvme_wait_ns WHAT TEST   NQN's namespace paths number TEST ("-ge 2",
+#                            "-eq 2", "-ge 1") within 20 s, else WHAT
+#                            fails; NVME_DEV is then namespace 1's device
 #   nvme_fio NAME DEV ARGS...   fio random 4 KiB writes at queue depth 16 with
 #                            crc32c verification (ARGS add or override);
 #                            fails the case on any error; output $R/fio-NAME
+#   nvme_fio_bg NAME DEV SECS   nvme_fio over 48 MiB for SECS seconds, each
+#                            block verified soon after it is written, in the
+#                            background: NVME_FIO_PID
 #   nvme_same WHAT DEV SRC IFLAG   the whole of DEV (read over the fabric)
 #                            equals SRC (the backing store, read with
 #                            iflag=IFLAG); on a difference the first differing
@@ -163,6 +169,14 @@ nvme_head() {
 	return 1
 }
 
+nvme_wait_ns() {
+	local what=$1 test=$2
+	wait_until 20 eval "[[ \$(nvme_ns_devs $NQN | wc -l) $test ]]" ||
+		{ nvme_ns_devs "$NQN"; fail "$what: namespace paths not $test within 20 s"; }
+	# shellcheck disable=SC2034 # the cases read it
+	NVME_DEV=$(nvme_head "$NQN" 1) || fail "$what: no device of namespace 1"
+}
+
 nvme_fio() {
 	local name=$1 dev=$2
 	shift 2
@@ -172,6 +186,12 @@ nvme_fio() {
 		{ cat "$R/fio-$name"; fail "$name: fio failed on $dev"; }
 	grep -q 'err= 0' "$R/fio-$name" ||
 		{ cat "$R/fio-$name"; fail "$name: fio reported errors on $dev"; }
+}
+
+nvme_fio_bg() {
+	nvme_fio "$1" "$2" --size=48M --time_based --runtime="$3" --verify_backlog=256 &
+	# shellcheck disable=SC2034 # the cases wait for it
+	NVME_FIO_PID=$!
 }
 
 nvme_same() {

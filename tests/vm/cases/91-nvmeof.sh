@@ -50,8 +50,7 @@ nvmet_port 2 tcp 127.0.0.1 4421 "$NQN"
 io() {
 	local t=$1 s=$2 d h n=0
 	nvme_conn "$t" 127.0.0.1 "$s" "$NQN"
-	wait_until 20 eval '[[ $(nvme_ns_devs $NQN | wc -l) -ge 2 ]]' ||
-		{ nvme_ns_devs "$NQN"; fail "$t: namespaces did not appear"; }
+	nvme_wait_ns "$t" "-ge 2"
 	[[ $t != rdma ]] || rdma resource show qp | grep -q "link $DEV/.* state RTS" ||
 		fail "rdma: no RTS QP on $DEV while connected"
 	for d in $(nvme_ns_devs "$NQN"); do
@@ -76,13 +75,11 @@ io() {
 # re-created: the host reconnects (every second, for 60 s at most) and no
 # I/O is lost or corrupted.
 restart() {
-	local t=$1 p=$2 s=$3 ctrl dev fpid
+	local t=$1 p=$2 s=$3 ctrl dev
 	nvme_conn "$t" 127.0.0.1 "$s" "$NQN" --reconnect-delay=1 --ctrl-loss-tmo=60
-	wait_until 20 eval '[[ $(nvme_ns_devs $NQN | wc -l) -ge 2 ]]' || fail "restart ($t): namespaces did not appear"
-	ctrl=$(nvme_ctrl "$NQN")
-	dev=$(nvme_head "$NQN" 1) || fail "restart ($t): no device of namespace 1"
-	nvme_fio "restart-$t" "$dev" --size=48M --time_based --runtime=25 --verify_backlog=256 &
-	fpid=$!
+	nvme_wait_ns "restart ($t)" "-ge 2"
+	ctrl=$(nvme_ctrl "$NQN") dev=$NVME_DEV
+	nvme_fio_bg "restart-$t" "$dev" 25
 	sleep 5
 	nvmet_port_del "$p"
 	wait_until 20 eval '[[ $(nvme_ctrl_state $ctrl) != live ]]' ||
@@ -94,7 +91,7 @@ restart() {
 	nvmet_port "$p" "$t" 127.0.0.1 "$s" "$NQN"
 	wait_until 60 eval '[[ $(nvme_ctrl_state $ctrl) == live ]]' ||
 		fail "restart ($t): $ctrl $(nvme_ctrl_state "$ctrl") 60 s after the port came back"
-	wait "$fpid" || fail "restart ($t): verified I/O failed across the target's restart"
+	wait "$NVME_FIO_PID" || fail "restart ($t): verified I/O failed across the target's restart"
 	nvme_same "restart ($t)" "$dev" /dev/ram0 direct
 	nvme disconnect -n "$NQN" >/dev/null 2>&1 || fail "restart ($t): nvme disconnect"
 	log "restart ($t): $ctrl live again, $(grep -m1 -o 'write: IOPS=[^,]*' "$R/fio-restart-$t") crc32c verified, device equal to its backing store"

@@ -63,13 +63,11 @@ RECONNECT=(--keep-alive-tmo=5 --reconnect-delay=1 --ctrl-loss-tmo=60)
 
 # keepalive TRANSPORT SVCID
 keepalive() {
-	local t=$1 s=$2 ctrl dev fpid t0 gone back
+	local t=$1 s=$2 ctrl dev t0 gone back
 	nvme_conn "$t" 127.0.0.1 "$s" "$NQN" "${RECONNECT[@]}"
-	wait_until 20 eval '[[ -n $(nvme_ns_devs $NQN) ]]' || fail "keep-alive ($t): no namespace"
-	ctrl=$(nvme_ctrl "$NQN")
-	dev=$(nvme_head "$NQN" 1) || fail "keep-alive ($t): no device of namespace 1"
-	nvme_fio "ka-$t" "$dev" --size=48M --time_based --runtime=30 --verify_backlog=256 &
-	fpid=$!
+	nvme_wait_ns "keep-alive ($t)" "-ge 1"
+	ctrl=$(nvme_ctrl "$NQN") dev=$NVME_DEV
+	nvme_fio_bg "ka-$t" "$dev" 30
 	sleep 5
 	kmsg_mark "ka-$t"
 	blackhole_on ip_proto tcp dst_port "$s"
@@ -86,7 +84,7 @@ keepalive() {
 	wait_until 60 eval '[[ $(nvme_ctrl_state $ctrl) == live ]]' ||
 		fail "keep-alive ($t): $ctrl $(nvme_ctrl_state "$ctrl") 60 s after its traffic returned"
 	back=$((SECONDS - t0))
-	wait "$fpid" || fail "keep-alive ($t): verified I/O failed across the outage"
+	wait "$NVME_FIO_PID" || fail "keep-alive ($t): verified I/O failed across the outage"
 	nvme_same "keep-alive ($t)" "$dev" /dev/ram0 direct
 	nvme disconnect -n "$NQN" >/dev/null 2>&1 || fail "keep-alive ($t): nvme disconnect"
 	log "keep-alive ($t): traffic dropped, $ctrl left live after ${gone} s (target's keep-alive" \
@@ -96,15 +94,14 @@ keepalive() {
 
 # multipath TRANSPORT SVCID
 multipath() {
-	local t=$1 s=$2 ca cb sub dev h fpid w0 w1
+	local t=$1 s=$2 ca cb sub dev h w0 w1
 	nvme_conn "$t" $A "$s" "$NQN" "${RECONNECT[@]}"
 	nvme_conn "$t" $B "$s" "$NQN" "${RECONNECT[@]}"
 	ca=$(nvme_ctrl "$NQN" $A) cb=$(nvme_ctrl "$NQN" $B)
 	[[ -n $ca && -n $cb && $ca != "$cb" ]] || fail "multipath ($t): controllers '$ca' ($A), '$cb' ($B)"
-	wait_until 20 eval '[[ $(nvme_ns_devs $NQN | wc -l) -eq 2 ]]' ||
-		{ nvme_ns_devs "$NQN"; fail "multipath ($t): not one namespace path per controller"; }
-	dev=$(nvme_head "$NQN" 1) || fail "multipath ($t): no device of namespace 1"
-	h=${dev#/dev/}
+	# One namespace path per controller.
+	nvme_wait_ns "multipath ($t)" "-eq 2"
+	dev=$NVME_DEV h=${NVME_DEV#/dev/}
 	if [[ $t == rdma ]]; then
 		rdma resource show qp | grep -q "link $D_A/.* state RTS" &&
 			rdma resource show qp | grep -q "link $D_B/.* state RTS" ||
@@ -114,8 +111,7 @@ multipath() {
 		[[ $(cat "$sub/subsysnqn") == "$NQN" ]] && break
 	done
 	echo round-robin >"$sub/iopolicy" || fail "multipath ($t): iopolicy round-robin"
-	nvme_fio "mp-$t" "$dev" --size=48M --time_based --runtime=30 --verify_backlog=256 &
-	fpid=$!
+	nvme_fio_bg "mp-$t" "$dev" 30
 	sleep 5
 	blackhole_on dst_ip $B
 	blackhole_on src_ip $B
@@ -129,7 +125,7 @@ multipath() {
 	blackhole_off
 	wait_until 60 eval '[[ $(nvme_ctrl_state $cb) == live ]]' ||
 		fail "multipath ($t): $cb $(nvme_ctrl_state "$cb") 60 s after its traffic returned"
-	wait "$fpid" || fail "multipath ($t): verified I/O failed across the path's outage"
+	wait "$NVME_FIO_PID" || fail "multipath ($t): verified I/O failed across the path's outage"
 	nvme_same "multipath ($t)" "$dev" /dev/ram0 direct
 	nvme disconnect -n "$NQN" >/dev/null 2>&1 || fail "multipath ($t): nvme disconnect"
 	log "multipath ($t): $((w1 - w0)) writes completed through $ca in 3 s while $cb was down;" \
@@ -157,8 +153,8 @@ auth() {
 	local t=$1 s=$2 dev what args
 	local id=(--hostnqn="$HOSTNQN" --hostid="$HOSTID")
 	nvme_conn "$t" 127.0.0.1 "$s" "$NQN" "${id[@]}" --dhchap-secret="$KEY" --dhchap-ctrl-secret="$CKEY"
-	wait_until 20 eval '[[ -n $(nvme_ns_devs $NQN) ]]' || fail "auth ($t): no namespace"
-	dev=$(nvme_head "$NQN" 1) || fail "auth ($t): no device of namespace 1"
+	nvme_wait_ns "auth ($t)" "-ge 1"
+	dev=$NVME_DEV
 	nvme_fio "auth-$t" "$dev" --size=16M --do_verify=1
 	nvme_same "auth ($t)" "$dev" /dev/ram0 direct
 	nvme disconnect -n "$NQN" >/dev/null 2>&1 || fail "auth ($t): nvme disconnect"
