@@ -16,6 +16,7 @@ source "$SIW2_TOP/tests/vm/lib-peer.sh"
 need rdma ip rping ib_write_bw ib_send_lat iperf3 stdbuf awk
 SUM=$SIW2_RESULTS/summary
 OUT=$SIW2_RESULTS
+R=$OUT	# lib-peer.sh's srv_cli and perftest_pair write there
 SRV=198.18.0.1
 : >"$SUM"
 
@@ -52,29 +53,15 @@ first_error() {
 	grep -Eim1 'error|fail|refused|unreachable' "$1" || echo "no error line"
 }
 
-# perftest NAME PORT ARGS...: ib_<NAME> -R as server on siw2_a and client on
-# siw2_b; the client's output is $OUT/NAME.c, the server's $OUT/NAME.s.
-# Repeated once, logged, only when perftest's own connect race refused the
-# data connection (lib-peer.sh perftest_race_retry): not a siw2 failure.
+# perftest NAME PORT ARGS...: ib_<NAME> -R, server on siw2_a, client on
+# siw2_b, through lib-peer.sh's perftest_pair: repeated once, printed as
+# RETRY with its evidence, only after perftest's own connect race (not a
+# siw2 failure); outputs $OUT/NAME.c and $OUT/NAME.s (stderr in .err).
 perftest() {
-	local name=$1 port=$2 try rc
+	local name=$1 port=$2
 	shift 2
-	for try in 1 2; do
-		bg_server siwa "$port" "$OUT/$name.s" stdbuf -oL "ib_$name" -R -d siw2_a -p "$port" "$@"
-		timeout 60 ip netns exec siwb stdbuf -oL "ib_$name" -R -d siw2_b -p "$port" "$@" "$SRV" \
-			>"$OUT/$name.c" 2>&1
-		rc=$?
-		if perftest_race_retry "$OUT/$name" "$rc" "$try"; then
-			echo "RETRY: $name: $(grep -Em1 "REJECTED|refused" "$OUT/$name.c.try1")"
-			kill -9 "$srv_pid" 2>/dev/null
-			wait "$srv_pid" 2>/dev/null
-			srv_pid=
-			port=$((port + 100))
-			continue
-		fi
-		finish "$name" "$rc" 15
-		return
-	done
+	perftest_pair "$name" siwa siwb siw2_a siw2_b "$SRV" "$port" "ib_$name" "$@" ||
+		fail "$name failed: client: $(first_error "$OUT/$name.c"); server: $(first_error "$OUT/$name.s")"
 }
 
 if [[ ${SIW2_FROM_PACKAGES:-0} == 1 ]]; then

@@ -229,11 +229,13 @@ perftest_cm_race() {
 
 # perftest_race_retry OUT RC TRY: true when try TRY 1 of a perftest run,
 # client output OUT.c and server output OUT.s, failed (RC) by that race;
-# it is logged and the outputs kept as OUT.c.try1 and OUT.s.try1.  The
-# caller then stops its server and runs once more.
+# it is logged as a RETRY line with the client's refusal, and the outputs
+# kept as OUT.c.try1 and OUT.s.try1.  The caller then stops its server
+# and runs once more.
 perftest_race_retry() {
 	(( $2 && $3 == 1 )) && perftest_cm_race "$1.c" "$1.s" || return 1
-	log "${1##*/}: client rc $2: perftest's data connection came before its server listened again; once more"
+	log "RETRY: ${1##*/}: client rc $2: perftest's data connection came before its server" \
+		"listened again ($(grep -Em1 'REJECTED|refused' "$1.c")); once more"
 	mv "$1.c" "$1.c.try1"
 	mv "$1.s" "$1.s.try1"
 }
@@ -407,7 +409,8 @@ hung_report() {
 
 # perftest_pair NAME SNS CNS SDEV CDEV ADDR PORT TOOL OPTS...: one perftest
 # -R run with srv_cli, repeated once after perftest's own connection race
-# (perftest_race_retry); its result line must be there.
+# (perftest_race_retry); its result line must be there (a *_lat TOOL's
+# latency line, else a bandwidth line).
 perftest_pair() {
 	local name=$1 sns=$2 cns=$3 sdev=$4 cdev=$5 addr=$6 port=$7 tool=$8 try rc
 	shift 8
@@ -421,7 +424,7 @@ perftest_pair() {
 		port=$((port + 100))
 	done
 	(( rc == 0 )) || return 1
-	[[ -n $(perftest_result "$name" bw) ]] ||
+	[[ -n $(perftest_result "$name" "$([[ $tool == *_lat ]] && echo lat || echo bw)") ]] ||
 		{ cat "$R/$name.c"; echo "$name: no result line"; return 1; }
 }
 
