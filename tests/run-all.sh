@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # tests/run-all.sh [run.sh options, e.g. -j2, or case files]
+# tests/run-all.sh --host       the host stage alone (make check-host)
 #
 # The whole test suite, in stages:
 #   1. host: checkpatch, the conformance matrix (tools/conformance.sh),
@@ -27,6 +28,11 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP" || exit 1
 passed=0 failed=0 skipped=0
+host_only=0
+if [[ ${1:-} == --host ]]; then
+	host_only=1
+	shift
+fi
 SUMMARY_RE='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
 
 # host_test NAME CMD...: one host-side test; exit 77 means skipped.
@@ -57,6 +63,7 @@ conformance() {
 echo "# stage host"
 t0=$SECONDS
 host_test checkpatch tools/checkpatch.sh
+host_test sparse tools/sparse.sh
 host_test conformance-matrix conformance
 host_test provider-match tests/progs/match-selftest.sh
 host_test module-params tools/check-params.py --ko drivers/siw2/siw2.ko
@@ -133,6 +140,11 @@ counted_stage() {
 }
 
 echo "# stage host: wall $((SECONDS - t0)) s"
+if (( host_only )); then
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[[ $failed -eq 0 ]]
+	exit
+fi
 counted_stage kunit tests/kunit/run.sh
 counted_stage vm tests/vm/run.sh "$@"
 
