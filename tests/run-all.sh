@@ -86,9 +86,12 @@ host_test layering tools/layering.py
 host_test layering-selftest tools/layering.py --selftest
 # The wire checks of ext_peer.py (cases 66, 68) catch what they must.
 host_test ext-peer-selftest python3 -S tests/progs/ext_peer.py selftest
-# The pure protocol code under libFuzzer, ASan and UBSan: 100000 inputs
-# from seed 1, a few seconds (make fuzz-lib runs longer).
-host_test libfuzzer-slice tests/fuzz/run.sh --runs 100000 --seed 1
+# The pure protocol code under libFuzzer, ASan and UBSan: 100000 inputs,
+# a few seconds (make fuzz-lib runs longer), from a new seed each run so
+# that runs explore; SIW2_FUZZ_SEED=N repeats one exactly.
+fuzz_seed=${SIW2_FUZZ_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
+echo "# libfuzzer seed $fuzz_seed (SIW2_FUZZ_SEED=$fuzz_seed repeats it)"
+host_test libfuzzer-slice tests/fuzz/run.sh --runs 100000 --seed "$fuzz_seed"
 # The RPC-over-RDMA transport header codec under ASan and UBSan.
 host_test rpcrdma-xdr make -s -C tools/rpcrdma check
 # The module from the source DKMS builds, for Linux 6.1 and 6.12, W=1,
