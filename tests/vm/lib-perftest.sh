@@ -257,7 +257,7 @@ pt_try_again() {
 	pt_try "$@" && return 0
 	again=$(pt_again "$1" "$o")
 	[[ -n $again ]] || return 1
-	log "$1/$2-$3: $again; once more"
+	log "RETRY: $1/$2-$3: $again; once more"
 	for f in "$o.c" "$o.s"; do
 		mv "$f" "$f.try1"
 	done

@@ -214,7 +214,7 @@ peer_stop() {
 
 # run_case IDX CASE: boot, run, judge; writes the TAP block to .tap/IDX.
 run_case() {
-	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad boot_bad f
+	local idx=$1 case=$2 name tmo res rc status msg boot end reason bad boot_bad f nretry
 	name=$(basename "$case" .sh)
 	res=$SCRATCH/$name
 	local tap=$SCRATCH/tap/$idx
@@ -306,6 +306,13 @@ run_case() {
 		*)    echo "not ok $idx - $name" ;;
 		esac
 		echo "# $name: boot ${boot:-?} s, case done at ${end:-?} s guest uptime, ${wall} s wall"
+		# Every retry a case made (its RETRY: lines) shows here.
+		nretry=$(grep -c 'RETRY:' "$LOGDIR/$name.out" 2>/dev/null)
+		if (( ${nretry:-0} )); then
+			echo "# $name: $nretry retry(ies):"
+			grep 'RETRY:' "$LOGDIR/$name.out" | head -n 5 | sed 's/^/#   /'
+		fi
+		echo "${nretry:-0}" >"$tap.retries"
 		if [[ $status == fail ]]; then
 			echo "# $msg"
 			# FAIL lines first: a long case's tail may not reach them.
@@ -340,9 +347,10 @@ run_case() {
 
 n=${#cases[@]}
 echo "1..$n"
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 retries=0
 emit() {		# print case IDX's block and count it
 	cat "$SCRATCH/tap/$1"
+	retries=$((retries + $(cat "$SCRATCH/tap/$1.retries" 2>/dev/null || echo 0)))
 	case $(cat "$SCRATCH/tap/$1.status" 2>/dev/null) in
 	pass) passed=$((passed + 1)) ;;
 	skip) skipped=$((skipped + 1)) ;;
@@ -378,5 +386,13 @@ else
 fi
 rm -rf "$SCRATCH"
 
+# A retry is allowed only on evidence that the failure was not siw2's;
+# more than a few in one run is a flaky run, and that fails it.
+bound=${SIW2_RETRY_BOUND:-3}
+echo "# retries: $retries in this run (at most $bound)"
+if (( retries > bound )); then
+	echo "not ok - retries: $retries in this run, more than $bound (see the RETRY lines above)"
+	failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 (( failed == 0 ))

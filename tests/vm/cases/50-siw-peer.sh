@@ -116,7 +116,7 @@ if (( rc != 0 || src != 0 )); then
 	# RDMA Read never completed, the client timed out with no output and
 	# the server hung in "wait for RDMA_READ_COMPLETE". This case checks
 	# the peer, not siw2: one retry, logged, then the strict checks.
-	log "rping attempt 1 failed (client rc $rc, server rc $src); retrying once"
+	log "RETRY: rping (siw<->siw) attempt 1 failed (client rc $rc, server rc $src); once more"
 	show rping-c
 	rping_try 7175
 fi
@@ -160,7 +160,7 @@ if (( rc != 0 || src != 0 )); then
 	#    server finished its transfers and exited, the client never did.
 	# This case checks the peer, not siw2: one retry, logged, then the
 	# strict checks.
-	log "ucmatose attempt 1 failed (client rc $rc, server rc $src); retrying once"
+	log "RETRY: ucmatose (siw<->siw) attempt 1 failed (client rc $rc, server rc $src); once more"
 	show ucmatose-c
 	show ucmatose-s
 	ucmatose_try 7473

@@ -271,7 +271,7 @@ integrity() {
 			kmsg_since "$name.$try" | grep -q 'proc. read.response failed: -14' || break
 		grep 'siw2_cep_state\|siw2_dp_term' "$T/trace" | tail -n 5 | sed 's/^/  trace: /'
 		kmsg_since "$name.$try" | grep -v 'siw2-test' | tail -n 20 | sed 's/^/  kernel: /'
-		log "step $pair: Linux siw's Read Response failed with EFAULT (known, see the top): once more"
+		log "RETRY: step $pair: Linux siw's Read Response failed with EFAULT (known, see the top): once more"
 	done
 	log "step $pair mtu=$mtu seed=$seed n=$n: FAILED (server rc $src, client rc $crc, ${secs} s)"
 	failed_pairs+=" $pair/mtu$mtu/$seed"

@@ -208,7 +208,7 @@ rping_run() {
 		why+=("server data (read from the client): $m")
 	m=$(crc_check "$name" "$sd" "$cd" "$crc") || why+=("CRC: $m")
 	if (( ${#why[@]} )) && [[ -n $stall && -z ${RP_RETRY:-} ]]; then
-		log "$name: hung with unread bytes in the siw server's socket (${stall//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled); once more"
+		log "RETRY: $name: hung with unread bytes in the siw server's socket (${stall//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled); once more"
 		for m in "$o.c" "$o.c.err" "$o.s" "$o.s.err"; do
 			mv "$m" "$m.try1"
 		done

@@ -76,7 +76,7 @@ rping_peer_srv() {
 	n=$(grep -c 'ping data' "$R/$name.c")
 	(( rc == 0 && n == count )) || ok=0
 	if (( !ok )) && [[ -n $stall && -z ${RPS_RETRY:-} ]]; then
-		log "$name: hung with unread bytes in the siw server's socket (${stall//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled); once more"
+		log "RETRY: $name: hung with unread bytes in the siw server's socket (${stall//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled); once more"
 		peer "pkill -x rping; cat \$R/srv.out" >"$R/$name.s.try1"
 		wait_until 20 eval "! peer 'pgrep -x rping' >/dev/null"
 		mv "$R/$name.c" "$R/$name.c.try1"
