@@ -36,7 +36,10 @@
  * receives before it accepts, the client posts N signaled 4 KiB sends and
  * calls rdma_disconnect() at once; after DISCONNECTED every send and
  * receive must have completed successfully, in order, each message holding
- * its pattern ("SENDS send|receive N ok").
+ * its pattern ("SENDS send|receive N ok"); --send-len sets the size.
+ * "--sends-stuck SECS" (client) prints SENDS-WAIT and waits SECS before
+ * the sends (the script drops the server's traffic meanwhile): the close
+ * must still end, the sends TCP could not take flushed.
  * Both print a progress line every 100 connections and a summary line
  * "cmtest: client|server N connections ok (...)".  Any failed expectation,
  * unexpected event or timeout prints a "cmtest: FAIL" line and exits 1.
@@ -75,7 +78,7 @@
 #define DEFAULT_TMO	10
 #define RESOLVE_MS	2000
 #define QP_DEPTH	16
-#define SEND_LEN	4096	/* --sends: each message */
+#define SEND_LEN	4096	/* --sends: each message, unless --send-len */
 #define PD_MAX		255	/* rdma_conn_param.private_data_len is u8 */
 #define RD_DEFAULT	1	/* IRD/ORD when not given (as rping does) */
 
@@ -98,6 +101,8 @@ enum {
 	OPT_SRC_PORT,
 	OPT_PRINT_ADDR,
 	OPT_SENDS,
+	OPT_SEND_LEN,
+	OPT_SENDS_STUCK,
 };
 
 static struct {
@@ -129,6 +134,8 @@ static struct {
 	int src_port;		/* --src-port: client's rdma_cm port, 0 = any */
 	bool print_addr;
 	int sends;		/* --sends: messages before the close, 0 = off */
+	int send_len;		/* --send-len: octets per message */
+	int sends_stuck;	/* --sends-stuck: seconds before the sends */
 	bool quiet;
 	bool verbose;
 } opt = {
@@ -143,6 +150,7 @@ static struct {
 	.exp_est_ird = -1, .exp_est_ord = -1,
 	.timeout = DEFAULT_TMO,
 	.resolve_ms = RESOLVE_MS,
+	.send_len = SEND_LEN,
 };
 
 static const char *role;
@@ -335,7 +343,7 @@ struct conn {
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct ibv_mr *mr;	/* --sends: opt.sends * SEND_LEN */
+	struct ibv_mr *mr;	/* --sends: opt.sends * opt.send_len */
 	uint8_t *buf;
 	int n;			/* the connection's number, 1 on */
 	bool established;
@@ -364,10 +372,10 @@ static void conn_create_qp(struct conn *c)
 		fail_errno("rdma_create_qp");
 	if (!opt.sends)
 		return;
-	c->buf = calloc(opt.sends, SEND_LEN);
+	c->buf = calloc(opt.sends, (size_t)opt.send_len);
 	if (!c->buf)
 		fail("out of memory");
-	c->mr = ibv_reg_mr(c->pd, c->buf, (size_t)opt.sends * SEND_LEN,
+	c->mr = ibv_reg_mr(c->pd, c->buf, (size_t)opt.sends * opt.send_len,
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!c->mr)
 		fail_errno("ibv_reg_mr");
@@ -391,8 +399,8 @@ static void conn_post(struct conn *c, bool send)
 	int i, k;
 
 	for (i = 0; i < opt.sends; i++) {
-		sge.addr = (uintptr_t)(c->buf + (size_t)i * SEND_LEN);
-		sge.length = SEND_LEN;
+		sge.addr = (uintptr_t)(c->buf + (size_t)i * opt.send_len);
+		sge.length = opt.send_len;
 		sge.lkey = c->mr->lkey;
 		if (!send) {
 			memset(&rwr, 0, sizeof(rwr));
@@ -403,8 +411,8 @@ static void conn_post(struct conn *c, bool send)
 				fail("ibv_post_recv %d failed", i);
 			continue;
 		}
-		for (k = 0; k < SEND_LEN; k++)
-			c->buf[(size_t)i * SEND_LEN + k] = msg_byte(c->n, i, k);
+		for (k = 0; k < opt.send_len; k++)
+			c->buf[(size_t)i * opt.send_len + k] = msg_byte(c->n, i, k);
 		memset(&swr, 0, sizeof(swr));
 		swr.wr_id = i;
 		swr.sg_list = &sge;
@@ -447,18 +455,57 @@ static void conn_check_sends(struct conn *c, bool server)
 		if (wc.wr_id != (uint64_t)got)
 			fail("connection %d: %s completion %d is wr_id %llu",
 			     c->n, what, got, (unsigned long long)wc.wr_id);
-		if (server && wc.byte_len != SEND_LEN)
+		if (server && wc.byte_len != (uint32_t)opt.send_len)
 			fail("connection %d: message %d: %u bytes, want %d",
-			     c->n, got, wc.byte_len, SEND_LEN);
-		for (k = 0; server && k < SEND_LEN; k++)
-			if (c->buf[(size_t)got * SEND_LEN + k] != msg_byte(c->n, got, k))
+			     c->n, got, wc.byte_len, opt.send_len);
+		for (k = 0; server && k < opt.send_len; k++)
+			if (c->buf[(size_t)got * opt.send_len + k] != msg_byte(c->n, got, k))
 				fail("connection %d: message %d: byte %d is 0x%02x, want 0x%02x",
-				     c->n, got, k, c->buf[(size_t)got * SEND_LEN + k],
+				     c->n, got, k, c->buf[(size_t)got * opt.send_len + k],
 				     msg_byte(c->n, got, k));
 		got++;
 	}
 	if (!opt.quiet)
 		printf("SENDS %s %d ok\n", what, got);
+}
+
+/*
+ * --sends-stuck, after DISCONNECTED: the peer took nothing (its traffic
+ * dropped), so the graceful close could not send everything and ended
+ * abortively after mpa_timeout_ms (SIW2-DEC-3): every send completed, the
+ * first ones maybe successfully (handed to TCP), at least the last one
+ * flushed, none with another status.
+ */
+static void conn_check_stuck(struct conn *c)
+{
+	double t0 = now_s();
+	struct ibv_wc wc;
+	int got = 0, ok = 0, flushed = 0, rc;
+
+	while (got < opt.sends) {
+		rc = ibv_poll_cq(c->cq, 1, &wc);
+		if (rc < 0)
+			fail("ibv_poll_cq failed");
+		if (!rc) {
+			if (now_s() - t0 > opt.timeout)
+				fail("connection %d: %d of %d send completions after %d s (SIW2-DEC-3)",
+				     c->n, got, opt.sends, opt.timeout);
+			usleep(1000);
+			continue;
+		}
+		if (wc.status == IBV_WC_SUCCESS && !flushed)
+			ok++;
+		else if (wc.status == IBV_WC_WR_FLUSH_ERR)
+			flushed++;
+		else
+			fail("connection %d: send %d completed with %s (SIW2-DEC-3: success, then flushed)",
+			     c->n, got + 1, ibv_wc_status_str(wc.status));
+		got++;
+	}
+	if (!flushed)
+		fail("connection %d: all %d sends succeeded though the peer took nothing (SIW2-DEC-3)",
+		     c->n, got);
+	printf("SENDS send %d ok, %d flushed\n", ok, flushed);
 }
 
 /* QP, then the id (all its events acked), then MR, CQ and PD. */
@@ -940,6 +987,12 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	if (opt.abort)
 		goto out;	/* no rdma_disconnect: destroying aborts */
 	/* --sends: the close right behind them, not after their completions. */
+	if (opt.sends_stuck) {
+		/* The script cuts the peer off meanwhile. */
+		printf("SENDS-WAIT\n");
+		fflush(stdout);
+		sleep(opt.sends_stuck);
+	}
 	if (opt.sends)
 		conn_post(&c, true);
 	if (!opt.server_disconnects && rdma_disconnect(c.id))
@@ -954,7 +1007,9 @@ static bool client_cycle(struct addrinfo *dst, int n)
 	rdma_ack_cm_event(ev);
 	if (opt.server_disconnects)
 		rdma_disconnect(c.id);	/* completes the close; may fail */
-	if (opt.sends)
+	if (opt.sends_stuck)
+		conn_check_stuck(&c);
+	else if (opt.sends)
 		conn_check_sends(&c, false);
 	goto out;
 disconnected:
@@ -1042,6 +1097,11 @@ static void usage(const char *prog, int status)
 		"                          client N 4 KiB sends and closes right behind them;\n"
 		"                          each completion must succeed, each message arrive\n"
 		"                          intact (SENDS receive|send N ok)\n"
+		"      --send-len N        octets per --sends message (4096)\n"
+		"      --sends-stuck SECS  client: print SENDS-WAIT, wait SECS (the script cuts\n"
+		"                          the server off), then the sends and the close: it\n"
+		"                          must end, the last sends flushed (SENDS send K ok,\n"
+		"                          F flushed)\n"
 		"                          after cleaning up (REMOVED lines) instead of failing\n"
 		"      --src-port P        client: bind each connection to rdma_cm port P\n"
 		"      --print-addr        print an ADDR line (rdma_cm's local and peer\n"
@@ -1132,6 +1192,8 @@ static void parse(int argc, char **argv)
 		{ "resolve-ms", required_argument, NULL, OPT_RESOLVE_MS },
 		{ "hold", required_argument, NULL, OPT_HOLD },
 		{ "sends", required_argument, NULL, OPT_SENDS },
+		{ "send-len", required_argument, NULL, OPT_SEND_LEN },
+		{ "sends-stuck", required_argument, NULL, OPT_SENDS_STUCK },
 		{ "removal-ok", no_argument, NULL, OPT_REMOVAL_OK },
 		{ "src-port", required_argument, NULL, OPT_SRC_PORT },
 		{ "print-addr", no_argument, NULL, OPT_PRINT_ADDR },
@@ -1230,6 +1292,12 @@ static void parse(int argc, char **argv)
 			break;
 		case OPT_SENDS:
 			opt.sends = num_arg("--sends", optarg, 1, QP_DEPTH);
+			break;
+		case OPT_SEND_LEN:
+			opt.send_len = num_arg("--send-len", optarg, 1, 1 << 20);
+			break;
+		case OPT_SENDS_STUCK:
+			opt.sends_stuck = num_arg("--sends-stuck", optarg, 1, 60);
 			break;
 		case 'h':
 			usage(argv[0], 0);

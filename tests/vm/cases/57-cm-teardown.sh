@@ -16,7 +16,9 @@
 #    RST); SYNs dropped (tc flower on the server's veth) and an on-link
 #    address that never answers (static neighbour entry): with
 #    mpa_timeout_ms=2000 the connect ends in UNREACHABLE status -110
-#    (ETIMEDOUT) after 2 s (the CONNECTING step's timer);
+#    (ETIMEDOUT) after 2 s (the CONNECTING step's timer); a graceful
+#    close behind 1 MiB of sends to a server whose traffic is dropped ends
+#    abortively after those 2 s, the sends TCP did not take flushed;
 #  - "rdma link delete" of the client's device with three live connections:
 #    each client gets DEVICE_REMOVAL, cleans up and exits, the delete
 #    returns, the server gets DISCONNECTED for each;
@@ -176,6 +178,23 @@ in_ns pb ip neigh replace 198.18.13.77 lladdr 02:00:00:00:13:77 dev pb-v nud per
 	fail "static neighbour"
 cm_client silent-host "-a 198.18.13.77 --expect-fail UNREACHABLE"
 reach_check silent-host
+# A graceful close the peer takes nothing of (its traffic dropped once the
+# client is connected): 16 sends of 64 KiB, more than TCP holds, then
+# rdma_disconnect(); after mpa_timeout_ms (2 s) the close ends abortively
+# and what TCP did not take is flushed (SIW2-DEC-3; siw2_cmtest checks).
+cm_server_start stuck-close "-a $A4 -t 30"
+cm_client_bg stuck-close "-a $A4 --sends 16 --send-len 65536 --sends-stuck 2"
+cm_wait_line stuck-close cli '^SENDS-WAIT$' 20 || fail "stuck-close: the client did not connect"
+in_ns pa tc qdisc add dev pa-v clsact && in_ns pa tc filter add dev pa-v ingress protocol ip \
+	flower ip_proto tcp dst_port "$CM_PORT_USED" action drop || fail "stuck-close: tc drop"
+t0=${EPOCHREALTIME/./}
+cm_client_wait stuck-close "$CM_CLI_PID" 30
+ms=$(since_ms "$t0")
+in_ns pa tc qdisc del dev pa-v clsact
+cm_kill_bg
+cm_grep stuck-close cli '^SENDS send [0-9]+ ok, [1-9][0-9]* flushed$'
+(( ms < 10000 )) || fail "stuck-close: the close took $ms ms, mpa_timeout_ms is 2000 (SIW2-DEC-3)"
+log "stuck-close: $(grep '^SENDS send' "$CM_OUT/stuck-close.cli"); DISCONNECTED $ms ms after the drop began (2 s of it the client's wait)"
 echo 10000 >"$P/mpa_timeout_ms"
 idle
 
