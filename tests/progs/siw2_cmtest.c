@@ -37,9 +37,9 @@
  * calls rdma_disconnect() at once; after DISCONNECTED every send and
  * receive must have completed successfully, in order, each message holding
  * its pattern ("SENDS send|receive N ok"); --send-len sets the size.
- * "--sends-stuck SECS" (client) prints SENDS-WAIT and waits SECS before
- * the sends (the script drops the server's traffic meanwhile): the close
- * must still end, the sends TCP could not take flushed.
+ * "--sends-stuck FILE" (client) prints SENDS-WAIT and waits for FILE
+ * before the sends (the script drops the server's traffic, then creates
+ * it): the close must still end, the sends TCP could not take flushed.
  * Both print a progress line every 100 connections and a summary line
  * "cmtest: client|server N connections ok (...)".  Any failed expectation,
  * unexpected event or timeout prints a "cmtest: FAIL" line and exits 1.
@@ -135,7 +135,7 @@ static struct {
 	bool print_addr;
 	int sends;		/* --sends: messages before the close, 0 = off */
 	int send_len;		/* --send-len: octets per message */
-	int sends_stuck;	/* --sends-stuck: seconds before the sends */
+	const char *sends_stuck; /* --sends-stuck: the file that starts the sends */
 	bool quiet;
 	bool verbose;
 } opt = {
@@ -396,7 +396,7 @@ static void conn_post(struct conn *c, bool send)
 	struct ibv_send_wr swr, *sbad;
 	struct ibv_recv_wr rwr, *rbad;
 	struct ibv_sge sge;
-	int i, k;
+	int i, k, rc;
 
 	for (i = 0; i < opt.sends; i++) {
 		sge.addr = (uintptr_t)(c->buf + (size_t)i * opt.send_len);
@@ -407,8 +407,9 @@ static void conn_post(struct conn *c, bool send)
 			rwr.wr_id = i;
 			rwr.sg_list = &sge;
 			rwr.num_sge = 1;
-			if (ibv_post_recv(c->id->qp, &rwr, &rbad))
-				fail("ibv_post_recv %d failed", i);
+			rc = ibv_post_recv(c->id->qp, &rwr, &rbad);
+			if (rc)
+				fail("ibv_post_recv %d: %s", i, strerror(rc));
 			continue;
 		}
 		for (k = 0; k < opt.send_len; k++)
@@ -419,8 +420,9 @@ static void conn_post(struct conn *c, bool send)
 		swr.num_sge = 1;
 		swr.opcode = IBV_WR_SEND;
 		swr.send_flags = IBV_SEND_SIGNALED;
-		if (ibv_post_send(c->id->qp, &swr, &sbad))
-			fail("ibv_post_send %d failed", i);
+		rc = ibv_post_send(c->id->qp, &swr, &sbad);
+		if (rc)
+			fail("ibv_post_send %d: %s", i, strerror(rc));
 	}
 }
 
@@ -988,10 +990,17 @@ static bool client_cycle(struct addrinfo *dst, int n)
 		goto out;	/* no rdma_disconnect: destroying aborts */
 	/* --sends: the close right behind them, not after their completions. */
 	if (opt.sends_stuck) {
-		/* The script cuts the peer off meanwhile. */
+		/* The script cuts the peer off, then creates the file. */
+		double t0 = now_s();
+
 		printf("SENDS-WAIT\n");
 		fflush(stdout);
-		sleep(opt.sends_stuck);
+		while (access(opt.sends_stuck, F_OK)) {
+			if (now_s() - t0 > opt.timeout)
+				fail("%s did not appear within %d s", opt.sends_stuck,
+				     opt.timeout);
+			usleep(10000);
+		}
 	}
 	if (opt.sends)
 		conn_post(&c, true);
@@ -1098,10 +1107,10 @@ static void usage(const char *prog, int status)
 		"                          each completion must succeed, each message arrive\n"
 		"                          intact (SENDS receive|send N ok)\n"
 		"      --send-len N        octets per --sends message (4096)\n"
-		"      --sends-stuck SECS  client: print SENDS-WAIT, wait SECS (the script cuts\n"
-		"                          the server off), then the sends and the close: it\n"
-		"                          must end, the last sends flushed (SENDS send K ok,\n"
-		"                          F flushed)\n"
+		"      --sends-stuck FILE  client: print SENDS-WAIT, wait for FILE (the script\n"
+		"                          cuts the server off, then creates it), then the sends\n"
+		"                          and the close: it must end, the last sends flushed\n"
+		"                          (SENDS send K ok, F flushed)\n"
 		"                          after cleaning up (REMOVED lines) instead of failing\n"
 		"      --src-port P        client: bind each connection to rdma_cm port P\n"
 		"      --print-addr        print an ADDR line (rdma_cm's local and peer\n"
@@ -1297,7 +1306,7 @@ static void parse(int argc, char **argv)
 			opt.send_len = num_arg("--send-len", optarg, 1, 1 << 20);
 			break;
 		case OPT_SENDS_STUCK:
-			opt.sends_stuck = num_arg("--sends-stuck", optarg, 1, 60);
+			opt.sends_stuck = optarg;
 			break;
 		case 'h':
 			usage(argv[0], 0);
