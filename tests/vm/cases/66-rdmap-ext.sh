@@ -473,4 +473,12 @@ if (( ${#bad[@]} )); then
 	printf '  failed: %s\n' "${bad[@]}"
 	fail "${#bad[@]} check(s) failed"
 fi
+# Every device goes, nothing of siw2's is left, both modules unload.
+for l in s2a s2b s2k s2p s2d; do
+	siw2_link_del "$l" || fail "rdma link delete $l"
+done
+siw_link_del siw_c || fail "rdma link delete siw_c"
+siw_peer_unload
+siw2_assert_zero_counts
+siw2_unload
 log "all checks passed"

@@ -167,4 +167,8 @@ for t in mr cq cm_id; do
 		{ rdma resource show "$t"; fail "siw2 $t left"; }
 done
 (( bad == 0 )) || fail "$bad check(s) failed"
+siw2_link_del s2b || fail "rdma link delete s2b"
+siw_peer_unload
+siw2_assert_zero_counts
+siw2_unload
 log "rdma resource details ok"

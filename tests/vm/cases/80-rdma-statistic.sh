@@ -180,4 +180,6 @@ rdma statistic qp set link s2a/1 auto off || fail "rdma statistic qp set auto of
 siw2_link_del s2a || fail "rdma link delete s2a"
 siw2_link_del s2b || fail "rdma link delete s2b"
 (( bad == 0 )) || fail "$bad check(s) failed"
+siw2_assert_zero_counts
+siw2_unload
 log "per-QP counters: bound automatically and by hand, unbound while running, released with their QPs; the ports still count every FPDU once"

@@ -213,4 +213,6 @@ peer "siw2_link_del s2p" >/dev/null || bad "peer: rdma link delete s2p"
 siw2_link_del s2a || bad "rdma link delete s2a"
 peer_exit
 (( ${#FAILED[@]} == 0 )) || fail "${#FAILED[@]} check(s) failed"
+siw2_assert_zero_counts
+siw2_unload
 log "ok: rping, perftest, NFS over RDMA and Linux siw interop between two guests at MTU 1500 and 9000"
