@@ -427,6 +427,25 @@ static void conn_post(struct conn *c, bool send)
 }
 
 /*
+ * --sends: completion @got + 1 of opt.sends (of @what) into @wc; the run
+ * fails if none comes within opt.timeout seconds of @t0 (SIW2-DEC-3).
+ */
+static void conn_next_wc(struct conn *c, double t0, int got, const char *what,
+			 struct ibv_wc *wc)
+{
+	int rc;
+
+	while (!(rc = ibv_poll_cq(c->cq, 1, wc))) {
+		if (now_s() - t0 > opt.timeout)
+			fail("connection %d: %d of %d %s completions after %d s (SIW2-DEC-3)",
+			     c->n, got, opt.sends, what, opt.timeout);
+		usleep(1000);
+	}
+	if (rc < 0)
+		fail("ibv_poll_cq failed");
+}
+
+/*
  * --sends, after DISCONNECTED: every message posted before the close went
  * (RFC 5040 6.2, a graceful close, SIW2-DEC-3): each of opt.sends
  * completions succeeded, in order, and on the server each message holds
@@ -437,19 +456,10 @@ static void conn_check_sends(struct conn *c, bool server)
 	const char *what = server ? "receive" : "send";
 	double t0 = now_s();
 	struct ibv_wc wc;
-	int got = 0, k, rc;
+	int got = 0, k;
 
 	while (got < opt.sends) {
-		rc = ibv_poll_cq(c->cq, 1, &wc);
-		if (rc < 0)
-			fail("ibv_poll_cq failed");
-		if (!rc) {
-			if (now_s() - t0 > opt.timeout)
-				fail("connection %d: %d of %d %s completions after %d s (SIW2-DEC-3)",
-				     c->n, got, opt.sends, what, opt.timeout);
-			usleep(1000);
-			continue;
-		}
+		conn_next_wc(c, t0, got, what, &wc);
 		if (wc.status != IBV_WC_SUCCESS)
 			fail("connection %d: %s %d of %d completed with %s after the close: a graceful close lost it (SIW2-DEC-3)",
 			     c->n, what, got + 1, opt.sends,
@@ -482,19 +492,10 @@ static void conn_check_stuck(struct conn *c)
 {
 	double t0 = now_s();
 	struct ibv_wc wc;
-	int got = 0, ok = 0, flushed = 0, rc;
+	int got = 0, ok = 0, flushed = 0;
 
 	while (got < opt.sends) {
-		rc = ibv_poll_cq(c->cq, 1, &wc);
-		if (rc < 0)
-			fail("ibv_poll_cq failed");
-		if (!rc) {
-			if (now_s() - t0 > opt.timeout)
-				fail("connection %d: %d of %d send completions after %d s (SIW2-DEC-3)",
-				     c->n, got, opt.sends, opt.timeout);
-			usleep(1000);
-			continue;
-		}
+		conn_next_wc(c, t0, got, "send", &wc);
 		if (wc.status == IBV_WC_SUCCESS && !flushed)
 			ok++;
 		else if (wc.status == IBV_WC_WR_FLUSH_ERR)
