@@ -182,12 +182,16 @@ static int siw2_qp_from_idle(struct siw2_qp *qp, enum ib_qp_state new)
 static void siw2_qp_sq_take_ring(struct siw2_qp *qp)
 {
 	unsigned long flags;
+	int n;
 
 	if (!qp->sq.ring)
 		return;
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	siw2_wq_pull(&qp->sq);
+	n = siw2_wq_pull(&qp->sq);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	/* Counted as the TX engine counts what it takes. */
+	if (n > 0)
+		siw2_stat_add(qp, SIW2_STAT_SQ_RING_POSTS, n);
 }
 
 static int siw2_qp_from_rts(struct siw2_qp *qp, enum ib_qp_state new)
