@@ -49,10 +49,6 @@ finish() {
 	[[ $src -eq 0 ]] || { cat "$OUT/$name.c" "$OUT/$name.s"; fail "$name server failed ($src): $(first_error "$OUT/$name.s")"; }
 }
 
-first_error() {
-	grep -Eim1 'error|fail|refused|unreachable' "$1" || echo "no error line"
-}
-
 # perftest NAME PORT ARGS...: ib_<NAME> -R, server on siw2_a, client on
 # siw2_b, through lib-peer.sh's perftest_pair: repeated once, printed as
 # RETRY with its evidence, only after perftest's own connect race (not a
@@ -61,7 +57,7 @@ perftest() {
 	local name=$1 port=$2
 	shift 2
 	perftest_pair "$name" siwa siwb siw2_a siw2_b "$SRV" "$port" "ib_$name" "$@" ||
-		fail "$name failed: client: $(first_error "$OUT/$name.c"); server: $(first_error "$OUT/$name.s")"
+		fail "$name failed: $(perftest_why "$name")"
 }
 
 if [[ ${SIW2_FROM_PACKAGES:-0} == 1 ]]; then

@@ -102,34 +102,19 @@ wait_port_active s2a || fail "s2a port not ACTIVE"
 wait_port_active s2b || fail "s2b port not ACTIVE"
 
 # ---------------------------------------------------------------- a
-# perftest NAME TOOL ARGS...: one server/client run, both must exit 0
-# and the client must print a result line.  A run spoilt by perftest's own
-# connection race (lib-peer.sh perftest_cm_race) is repeated once, the
-# first attempt kept as NAME.c.try1 and NAME.s.try1.
+# perftest NAME TOOL ARGS...: one -R server/client run through lib-peer.sh's
+# perftest_pair (both must exit 0, the client must print a result line;
+# repeated once, as a RETRY line, only after perftest's own connection
+# race); a failure names both sides' first error line.
 perftest() {
-	local name=$1 sp rc src try
+	local name=$1
 	shift
-	for try in 1 2; do
-		ip netns exec pa timeout 90 stdbuf -oL "$@" -R -d s2a >"$R/$name.s" 2>&1 &
-		sp=$!
-		pids+=("$sp")
-		wait_tcp_listen "$sp" 18515 20 || { bad "$name: server not listening"; show "$name.s"; return 1; }
-		ip netns exec pb timeout 90 stdbuf -oL "$@" -R -d s2b "$SRV" >"$R/$name.c" 2>&1
-		rc=$?
-		if perftest_race_retry "$R/$name" "$rc" "$try"; then
-			kill "$sp" 2>/dev/null
-			wait "$sp" 2>/dev/null
-			continue
-		fi
-		wait "$sp"
-		src=$?
-		break
-	done
-	if (( rc || src )) || ! grep -Eq '^ *8 +[0-9]+ ' "$R/$name.c"; then
-		bad "$name: client rc $rc, server rc $src"
-		show "$name.c" "$name.s"
+	if ! perftest_pair "$name" pa pb s2a s2b "$SRV" 18515 "$@" >"$R/$name.log" 2>&1; then
+		bad "$name: $(perftest_why "$name")"
+		show "$name.log"
 		return 1
 	fi
+	grep -h RETRY "$R/$name.log"
 	log "$name: $(grep -E '^ *8 +[0-9]+ ' "$R/$name.c" | tr -s ' ')"
 }
 
