@@ -34,6 +34,12 @@ if [[ ${1:-} == --host ]]; then
 	shift
 fi
 SUMMARY_RE='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
+# What passed in this run, "STAGE NAME" a line (host tests, KUnit cases as
+# SUITE.CASE, VM cases): tools/conformance.sh --ran checks against it that
+# every implemented conformance row's test ran.
+RAN=$TOP/build/ran.txt
+mkdir -p "$TOP/build"
+: >"$RAN"
 
 # skip_allowed STAGE NAME: tests/expected-counts lets NAME be skipped.
 skip_allowed() {
@@ -56,6 +62,7 @@ host_test() {
 	rc=${PIPESTATUS[0]}
 	if [[ $rc -eq 0 ]]; then
 		echo "ok - $name"
+		echo "host $name" >>"$RAN"
 		passed=$((passed + 1))
 	elif [[ $rc -eq 77 ]]; then
 		echo "ok - $name # SKIP"
@@ -78,7 +85,10 @@ echo "# stage host"
 t0=$SECONDS
 host_test checkpatch tools/checkpatch.sh
 host_test sparse tools/sparse.sh
+host_test coccicheck tools/coccicheck.sh
 host_test conformance-matrix conformance
+# It fails rows whose IDs sit only in comments (tools/conformance.sh --selftest).
+host_test conformance-selftest tools/conformance.sh --selftest
 host_test provider-match tests/progs/match-selftest.sh
 host_test module-params tools/check-params.py --ko drivers/siw2/siw2.ko
 host_test layering tools/layering.py
@@ -91,6 +101,7 @@ host_test ext-peer-selftest python3 -S tests/progs/ext_peer.py selftest
 # that runs explore; SIW2_FUZZ_SEED=N repeats one exactly.
 fuzz_seed=${SIW2_FUZZ_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
 echo "# libfuzzer seed $fuzz_seed (SIW2_FUZZ_SEED=$fuzz_seed repeats it)"
+
 host_test libfuzzer-slice tests/fuzz/run.sh --runs 100000 --seed "$fuzz_seed"
 # The RPC-over-RDMA transport header codec under ASan and UBSan.
 host_test rpcrdma-xdr make -s -C tools/rpcrdma check
@@ -129,6 +140,12 @@ counted_stage() {
 			echo "$line"
 			skip_allowed "$name" "${BASH_REMATCH[1]}" ||
 				unexpected_skip "$name" "${BASH_REMATCH[1]}"
+		elif [[ $line =~ ^ok\ [0-9]+\ -\ ([^ ]+)$ ]]; then
+			echo "$line"
+			echo "$name ${BASH_REMATCH[1]}" >>"$RAN"
+		elif [[ $line =~ ^ok\ -\ kunit/([^ ]+) ]]; then
+			echo "$line"
+			echo "$name ${BASH_REMATCH[1]}" >>"$RAN"
 		elif [[ $line =~ $SUMMARY_RE ]]; then
 			passed=$((passed + BASH_REMATCH[1]))
 			failed=$((failed + BASH_REMATCH[2]))
@@ -167,7 +184,9 @@ if (( host_only )); then
 	exit
 fi
 counted_stage kunit tests/kunit/run.sh
-counted_stage vm tests/vm/run.sh "$@"
+# The wire fuzzer (case 69) takes the libFuzzer slice's seed: one number
+# repeats both.
+SIW2_VM_APPEND="${SIW2_VM_APPEND:-} siw2_fuzz_seed=$fuzz_seed" counted_stage vm tests/vm/run.sh "$@"
 
 # The core cases again on Debian 12's default kernel, 6.1: the module and
 # Linux siw built for it, every guest booting it (tools/check-kernel.sh;
@@ -197,6 +216,16 @@ elif [[ $codename == trixie ]]; then
 	skipped=$((skipped + 1))
 else
 	counted_stage vm13 tools/check-release.sh trixie "${jobs[@]}"
+fi
+
+# Every implemented conformance row's test ran and passed in this run
+# (not in a run narrowed to chosen cases, which leaves rows untested).
+if (( vm_subset )); then
+	echo "# conformance-ran: not checked, the vm stage was narrowed to chosen cases"
+else
+	echo "# stage ran"
+	host_test conformance-ran tools/conformance.sh --ran "$RAN" \
+		"$TOP/build/vm-logs" "$TOP/build/release-trixie/vm-logs"
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -30,6 +30,7 @@ PKGS=(
 	build-essential		# dpkg-buildpackage's implicit build dependency
 	linux-source-6.12	# scripts/checkpatch.pl
 	sparse			# tools/sparse.sh (make sparse: C=2)
+	coccinelle ocaml-nox	# tools/coccicheck.sh (spatch; some rules run OCaml)
 	rdma-core ibverbs-utils rdmacm-utils perftest
 	nfs-kernel-server	# cases 64, 74: exportfs, rpc.mountd, rpcbind, nfsdcld, mount.nfs
 	fio			# cases 74, 91, 92: verified NFS and NVMe I/O; make bench NVMe rows

@@ -320,7 +320,7 @@ static void kx_imm_steps(void)
 	rv = kx_write(0, 1000, 4096, IB_WR_RDMA_WRITE_WITH_IMM, 0x11223344);
 	rv = rv ?: kx_report(&r);
 	CHECK(!rv && kx_report_ok(&r, 129, 0, 0x1122334400000000ULL),
-	      "write-imm (rv %d, server opcode %u len %u imm64 0x%llx)", rv,
+	      "write-imm [EXT-IMM-1] (rv %d, server opcode %u len %u imm64 0x%llx)", rv,
 	      r.opcode, r.byte_len, r.imm64);
 	sge = kx_sge(2048, 1000);
 	rv = kx_read(&sge, 1, 4096);
@@ -366,22 +366,22 @@ static void kx_atomic_steps(void)
 	kx_seed(0, 41);
 	v = kx_atomic(IB_WR_ATOMIC_FETCH_AND_ADD, 0, 1, 0, 0, 0,
 		      IB_WC_FETCH_ADD, &rv);
-	CHECK(!rv && v == 41 && kx_peek(0) == 42, "fetch-add (rv %d, orig %llu)",
-	      rv, v);
+	CHECK(!rv && v == 41 && kx_peek(0) == 42,
+	      "fetch-add [EXT-ATOMIC-1] (rv %d, orig %llu)", rv, v);
 
 	kx_seed(8, 7);
 	v = kx_atomic(IB_WR_ATOMIC_CMP_AND_SWP, 8, 7, 99, 0, 0,
 		      IB_WC_COMP_SWAP, &rv);
-	CHECK(!rv && v == 7 && kx_peek(8) == 99, "cmp-swap (rv %d, orig %llu)",
-	      rv, v);
+	CHECK(!rv && v == 7 && kx_peek(8) == 99,
+	      "cmp-swap [EXT-ATOMIC-1] (rv %d, orig %llu)", rv, v);
 
 	kx_seed(16, fa_orig);
 	v = kx_atomic(IB_WR_MASKED_ATOMIC_FETCH_AND_ADD, 16, fa_add, 0,
 		      fa_mask, 0, IB_WC_MASKED_FETCH_ADD, &rv);
 	want = kx_fetchadd_ref(fa_orig, fa_add, fa_mask);
 	CHECK(!rv && v == fa_orig && want == 0x0000000200000000ULL &&
-	      kx_peek(16) == want, "masked-fetch-add (rv %d, new 0x%llx)", rv,
-	      kx_peek(16));
+	      kx_peek(16) == want,
+	      "masked-fetch-add [EXT-ATOMIC-1] (rv %d, new 0x%llx)", rv, kx_peek(16));
 
 	kx_seed(24, cs_orig);
 	v = kx_atomic(IB_WR_MASKED_ATOMIC_CMP_AND_SWP, 24,
@@ -389,7 +389,7 @@ static void kx_atomic_steps(void)
 		      0x00000000ffffffffULL, 0xffffffff00000000ULL,
 		      IB_WC_MASKED_COMP_SWAP, &rv);
 	CHECK(!rv && v == cs_orig && kx_peek(24) == 0xdeadbeef55555555ULL,
-	      "masked-cmp-swap (rv %d, new 0x%llx)", rv, kx_peek(24));
+	      "masked-cmp-swap [EXT-ATOMIC-1] (rv %d, new 0x%llx)", rv, kx_peek(24));
 
 	memcpy(kx_buf + 8216, &aw, 8);
 	sge = kx_sge(8216, 8);
@@ -399,7 +399,7 @@ static void kx_atomic_steps(void)
 		.remote_addr = peer.addr + 32, .rkey = peer.rkey,
 	};
 	rv = kx_run(&wr.wr, IB_WC_ATOMIC_WRITE);
-	CHECK(!rv && kx_peek(32) == aw, "atomic-write (rv %d)", rv);
+	CHECK(!rv && kx_peek(32) == aw, "atomic-write [EXT-ATOMIC-1] (rv %d)", rv);
 }
 
 /*
@@ -451,11 +451,10 @@ static void kx_inv_imm_step(void)
 		if (!rv)
 			kx_post_recv(wc.wr_id);
 		/* V2-HDR-6: 0x14/0x16 carried our STag in RsvdULP: reported invalidated. */
-		CHECK(!rv && wc.status == IB_WC_SUCCESS &&
-		      wc.opcode == IB_WC_RECV && !wc.byte_len &&
-		      (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+		CHECK(!rv && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_RECV &&
+		      !wc.byte_len && (wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
 		      wc.ex.invalidate_rkey == mr->rkey,
-		      "inv-imm%s (rv %d, status %d, flags 0x%x, stag 0x%x of 0x%x)",
+		      "inv-imm%s [V2-HDR-6 V2-CAP-2] (rv %d, status %d, flags 0x%x, inv 0x%x/0x%x)",
 		      se ? "-se" : "", rv, wc.status, wc.wc_flags,
 		      wc.ex.invalidate_rkey, mr->rkey);
 	}

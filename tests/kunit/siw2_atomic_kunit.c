@@ -82,13 +82,18 @@ static void new_value_per_operation(struct kunit *test)
 				     .add_swap = 0x1122334455667788ULL,
 				     .add_swap_mask = ~0ULL };
 
-	KUNIT_EXPECT_EQ(test, siw2_atomic_new_value(&swap, 1234), 5ULL);
-	KUNIT_EXPECT_EQ(test, siw2_atomic_new_value(&cs, 7), 99ULL);
-	KUNIT_EXPECT_EQ(test, siw2_atomic_new_value(&cs, 8), 8ULL);
-	KUNIT_EXPECT_EQ(test, siw2_atomic_new_value(&mcs, 0xaaaaaaaa55555555ULL),
-			0xdeadbeef55555555ULL);
-	KUNIT_EXPECT_EQ(test, siw2_atomic_new_value(&mcs, 0xaaaaaaaa55555554ULL),
-			0xaaaaaaaa55555554ULL);
+	KUNIT_EXPECT_EQ_MSG(test, siw2_atomic_new_value(&swap, 1234), 5ULL,
+			    "EXT-ATOMIC-4/7: Swap (mask 0) leaves the Swap Data");
+	KUNIT_EXPECT_EQ_MSG(test, siw2_atomic_new_value(&cs, 7), 99ULL,
+			    "EXT-ATOMIC-5: CmpSwap that matches stores the Swap Data");
+	KUNIT_EXPECT_EQ_MSG(test, siw2_atomic_new_value(&cs, 8), 8ULL,
+			    "EXT-ATOMIC-5: CmpSwap that does not match keeps the original");
+	KUNIT_EXPECT_EQ_MSG(test, siw2_atomic_new_value(&mcs, 0xaaaaaaaa55555555ULL),
+			    0xdeadbeef55555555ULL,
+			    "EXT-ATOMIC-5: masked CmpSwap that matches stores the masked swap");
+	KUNIT_EXPECT_EQ_MSG(test, siw2_atomic_new_value(&mcs, 0xaaaaaaaa55555554ULL),
+			    0xaaaaaaaa55555554ULL,
+			    "EXT-ATOMIC-5: masked CmpSwap that does not match keeps the original");
 	/* Compare Mask 0 always matches: an Atomic Write. */
 	KUNIT_EXPECT_EQ(test, siw2_atomic_new_value(&aw, 42), aw.add_swap);
 }
@@ -106,16 +111,20 @@ static void apply_on_memory_ext_atomic_3(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p[0] = 10;
 	KUNIT_EXPECT_EQ(test, siw2_atomic_apply(p, &fa, &orig), 0);
-	KUNIT_EXPECT_EQ(test, orig, 10ULL);
-	KUNIT_EXPECT_EQ(test, p[0], 13ULL);
+	KUNIT_EXPECT_EQ_MSG(test, orig, 10ULL,
+			    "EXT-ATOMIC-26: original value read in memory byte order");
+	KUNIT_EXPECT_EQ_MSG(test, p[0], 13ULL,
+			    "EXT-ATOMIC-26: FetchAdd in memory byte order");
 	p[0] = 0xffffffffULL;
 	KUNIT_EXPECT_EQ(test, siw2_atomic_apply(p, &mfa, &orig), 0);
-	KUNIT_EXPECT_EQ(test, p[0], 0ULL);	/* the carry stops at bit 31 */
+	KUNIT_EXPECT_EQ_MSG(test, p[0], 0ULL,
+			    "EXT-ATOMIC-26: masked FetchAdd in memory order, carry ends at bit 31");
 	/* EXT-ATOMIC-2/3: misaligned, nothing written. */
 	p[0] = 0x1111111111111111ULL;
 	p[1] = 0x2222222222222222ULL;
-	KUNIT_EXPECT_EQ(test, siw2_atomic_apply((u64 *)((u8 *)p + 4), &fa,
-						&orig), -EINVAL);
+	KUNIT_EXPECT_EQ_MSG(test, siw2_atomic_apply((u64 *)((u8 *)p + 4), &fa,
+						    &orig), -EINVAL,
+			    "EXT-ATOMIC-2: a misaligned target is refused");
 	KUNIT_EXPECT_EQ(test, siw2_atomic_apply(p, &bad, &orig), -EINVAL);
 	KUNIT_EXPECT_EQ(test, p[0], 0x1111111111111111ULL);
 	KUNIT_EXPECT_EQ(test, p[1], 0x2222222222222222ULL);

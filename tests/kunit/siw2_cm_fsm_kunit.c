@@ -406,25 +406,28 @@ struct step {
 	enum siw2_cep_state to;
 };
 
-static void walk(struct kunit *test, const char *what, enum siw2_cep_state s,
-		 const struct step *steps, size_t n)
+/* @req: the requirement the walk asserts ("ID: "), or "", for the message */
+static void walk(struct kunit *test, const char *req, const char *what,
+		 enum siw2_cep_state s, const struct step *steps, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		enum siw2_cep_state next = siw2_cep_next(s, steps[i].ev);
 
-		KUNIT_ASSERT_EQ_MSG(test, next, steps[i].to, "%s, step %zu: %s --%s-->",
-				    what, i, sn(s), en(steps[i].ev));
+		KUNIT_ASSERT_EQ_MSG(test, next, steps[i].to, "%s%s, step %zu: %s --%s-->",
+				    req, what, i, sn(s), en(steps[i].ev));
 		s = next;
 	}
 }
 
-#define WALK(test, start, ...)						\
+#define ASSERT_WALK(test, req, start, ...)				\
 	do {								\
 		static const struct step _s[] = { __VA_ARGS__ };	\
-		walk(test, #__VA_ARGS__, ST(start), _s, ARRAY_SIZE(_s)); \
+		walk(test, req, #__VA_ARGS__, ST(start), _s, ARRAY_SIZE(_s)); \
 	} while (0)
+
+#define WALK(test, start, ...) ASSERT_WALK(test, "", start, __VA_ARGS__)
 
 #define STEP(e, t) { EV(e), ST(t) }
 
@@ -450,10 +453,10 @@ static void active_path_base_mpa_11(struct kunit *test)
  */
 static void active_read_rtr_path_mpa2_p2p_13(struct kunit *test)
 {
-	WALK(test, IDLE,
-	     STEP(CONNECT, CONNECTING), STEP(TCP_UP, AWAIT_REP),
-	     STEP(REP_READ_RTR, AWAIT_RRESP), STEP(RRESP, RDMA),
-	     STEP(ULP_CLOSE, CLOSING), STEP(DONE, CLOSED));
+	ASSERT_WALK(test, "MPA2-P2P-1: no RDMA mode before the RTR: ", IDLE,
+		    STEP(CONNECT, CONNECTING), STEP(TCP_UP, AWAIT_REP),
+		    STEP(REP_READ_RTR, AWAIT_RRESP), STEP(RRESP, RDMA),
+		    STEP(ULP_CLOSE, CLOSING), STEP(DONE, CLOSED));
 	/* The Read RTR is answered once; no second Read RTR. */
 	KUNIT_EXPECT_EQ(test, siw2_cep_next(ST(AWAIT_RRESP), EV(REP_READ_RTR)), INVALID);
 	KUNIT_EXPECT_EQ(test, siw2_cep_next(ST(AWAIT_RRESP), EV(REP)), INVALID);
@@ -647,10 +650,11 @@ static void rdma_entered_only_after_mpa(struct kunit *test)
 			n++;
 			KUNIT_EXPECT_TRUE_MSG(test, e == EV(REP) || e == EV(RRESP) ||
 					      e == EV(ULP_ACCEPT) || e == EV(RTR),
-					      "%s --%s--> RDMA", sn(s), en(e));
+					      "MPA2-GEN-1: %s --%s--> RDMA", sn(s), en(e));
 		}
 	}
-	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(into_rdma));
+	KUNIT_EXPECT_EQ_MSG(test, n, ARRAY_SIZE(into_rdma),
+			    "MPA2-GEN-1: RDMA mode only after the MPA exchange");
 	for (i = 0; i < ARRAY_SIZE(into_rdma); i++)
 		KUNIT_EXPECT_EQ_MSG(test, siw2_cep_next(into_rdma[i].from, into_rdma[i].ev),
 				    ST(RDMA), "%s --%s-->", sn(into_rdma[i].from),

@@ -163,6 +163,7 @@ struct dec_case {
 	u8 np;
 	u8 rv;			/* connection RDMAP version, 0 means 1 */
 	u8 layer, etype, code;
+	const char *req;	/* the requirements the row asserts, for messages */
 };
 
 /* A base ULPDU into @buf, zero-padded to its size; returns its length. */
@@ -200,12 +201,14 @@ static size_t base_ulpdu(enum base b, u8 *buf, size_t size)
 
 static const struct dec_case dec_cases[] = {
 	/* BASE-DDP-1: DDP version 1 only; the code depends on T. */
-	{ "base_ddp_1_dv0_tagged_1_1_4", B_WRITE, 0, P1(O_DDP, 0xc0), 0, T(1, 1, 4) },
-	{ "base_ddp_1_dv2_tagged_1_1_4", B_WRITE, 0, P1(O_DDP, 0xc2), 0, T(1, 1, 4) },
+	{ "base_ddp_1_dv0_tagged_1_1_4", B_WRITE, 0, P1(O_DDP, 0xc0), 0, T(1, 1, 4),
+	  .req = "BASE-DDP-1/6" },
+	{ "base_ddp_1_dv2_tagged_1_1_4", B_WRITE, 0, P1(O_DDP, 0xc2), 0, T(1, 1, 4),
+	  .req = "BASE-DDP-1/6" },
 	{ "base_ddp_1_dv0_untagged_1_2_6", B_SEND, 0, P1(O_DDP, 0x40), 0, T(1, 2, 6) },
 	{ "base_ddp_1_dv3_untagged_1_2_6", B_READ, 0, P1(O_DDP, 0x43), 0, T(1, 2, 6) },
 	{ "base_ddp_1_dv_before_rv", B_WRITE, 0, P2(O_DDP, 0xc0, O_RDMAP, 0x80), 0,
-	  T(1, 1, 4) },
+	  T(1, 1, 4), .req = "BASE-DDP-1/6" },
 	/* BASE-RDMAP-1: RV must be the connection's. */
 	{ "base_rdmap_1_rv0_0_2_5", B_WRITE, 0, P1(O_RDMAP, 0x00), 0, T(0, 2, 5) },
 	{ "base_rdmap_1_rv2_on_rv1_0_2_5", B_WRITE, 0, P1(O_RDMAP, 0x80), 0, T(0, 2, 5) },
@@ -232,11 +235,16 @@ static const struct dec_case dec_cases[] = {
 	{ "rfc5040_read_req_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x41), 0, T(0, 2, 6) },
 	{ "rfc5040_term_tagged_0_2_6", B_WRITE, 0, P1(O_RDMAP, 0x47), 0, T(0, 2, 6) },
 	/* BASE-DDP-2: truncated DDP header, Local Catastrophic. */
-	{ "base_ddp_2_len0_1_0_0", B_WRITE, -1, {}, 0, 0, T(1, 0, 0) },
-	{ "base_ddp_2_len1_1_0_0", B_WRITE, 1, {}, 0, 0, T(1, 0, 0) },
-	{ "base_ddp_2_tagged_13_1_0_0", B_WRITE, 13, {}, 0, 0, T(1, 0, 0) },
-	{ "base_ddp_2_untagged_17_1_0_0", B_SEND, 17, {}, 0, 0, T(1, 0, 0) },
-	{ "base_ddp_2_read_req_17_1_0_0", B_READ, 17, {}, 0, 0, T(1, 0, 0) },
+	{ "base_ddp_2_len0_1_0_0", B_WRITE, -1, {}, 0, 0, T(1, 0, 0),
+	  .req = "BASE-DDP-2/6" },
+	{ "base_ddp_2_len1_1_0_0", B_WRITE, 1, {}, 0, 0, T(1, 0, 0),
+	  .req = "BASE-DDP-2/6" },
+	{ "base_ddp_2_tagged_13_1_0_0", B_WRITE, 13, {}, 0, 0, T(1, 0, 0),
+	  .req = "BASE-DDP-2/6" },
+	{ "base_ddp_2_untagged_17_1_0_0", B_SEND, 17, {}, 0, 0, T(1, 0, 0),
+	  .req = "BASE-DDP-2/6" },
+	{ "base_ddp_2_read_req_17_1_0_0", B_READ, 17, {}, 0, 0, T(1, 0, 0),
+	  .req = "BASE-DDP-2/6" },
 	/* BASE-DDP-5 0x01, DIGEST 1.2 QN map: Invalid QN. */
 	{ "base_ddp_5_send_qn1_1_2_1", B_SEND, 0, P1(O_QN, 1), 0, T(1, 2, 1) },
 	{ "base_ddp_5_send_qn3_1_2_1", B_SEND, 0, P1(O_QN, 3), 0, T(1, 2, 1) },
@@ -285,11 +293,11 @@ static void decode_rejects_table(struct kunit *test)
 		len = t->len < 0 ? 0 : t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, 0, &info,
-					      &term), -EPROTO);
-	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
-	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
-	KUNIT_EXPECT_EQ(test, term.code, t->code);
+	KUNIT_ASSERT_EQ_MSG(test, siw2_ddp_decode(buf, len, t->rv ? t->rv : 1, 0, &info,
+						  &term), -EPROTO, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, term.layer, t->layer, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, term.etype, t->etype, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, term.code, t->code, "%s", t->req ?: "");
 }
 
 /*
@@ -312,7 +320,8 @@ static void reserved_opcodes_dec_1(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, term.layer, 0);
 			KUNIT_EXPECT_EQ(test, term.etype, 2);
 			KUNIT_EXPECT_EQ(test, term.code, 6);
-			KUNIT_EXPECT_EQ(test, info.opcode, op);
+			KUNIT_EXPECT_EQ_MSG(test, info.opcode, op,
+					    "V2-HDR-3: opcode 0x%02x read as 5 bits", op);
 		}
 	}
 }
@@ -567,7 +576,8 @@ static void atomic_req_image_ext_atomic_14(struct kunit *test)
 	struct siw2_ddp_info info;
 
 	KUNIT_ASSERT_EQ(test, dec_img(atomic_req_img, 1, F_EXT, &info, &term), 0);
-	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_ATOMIC_REQ);
+	KUNIT_EXPECT_EQ_MSG(test, info.opcode, SIW2_OP_ATOMIC_REQ,
+			    "EXT-HDR-1: the opcode is read from octet 1 of the DDP header");
 	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
 	KUNIT_EXPECT_EQ(test, info.msn, 1);
 	KUNIT_EXPECT_EQ(test, info.aop, SIW2_AOP_FETCH_ADD);
@@ -585,7 +595,8 @@ static void atomic_req_image_ext_atomic_14(struct kunit *test)
 
 		memcpy(buf, atomic_req_img, sizeof(buf));
 		buf[3] = 0x80 | SIW2_OP_ATOMIC_REQ;
-		KUNIT_EXPECT_EQ(test, dec_img(buf, 2, F_EXT, &info, &term), 0);
+		KUNIT_EXPECT_EQ_MSG(test, dec_img(buf, 2, F_EXT, &info, &term), 0,
+				    "EXT-HDR-1: RV 2 in octet 1 of the DDP header");
 	}
 }
 
@@ -625,7 +636,8 @@ static void imm_image_ext_imm_10(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dec_img(imm_img, 1, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_IMM);
 	KUNIT_EXPECT_EQ(test, info.msn, 5);
-	KUNIT_EXPECT_EQ(test, info.imm, 0x0102030405060708ULL);
+	KUNIT_EXPECT_EQ_MSG(test, info.imm, 0x0102030405060708ULL,
+			    "EXT-IMM-5: the 8 octets right after the DDP header");
 	KUNIT_EXPECT_EQ(test, info.payload_len, 0);
 }
 
@@ -655,13 +667,15 @@ static void read_v2_images_v2_read_4(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, dec_img(read_v2_req_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_REQ);
-	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_READ_REQ);
+	KUNIT_EXPECT_EQ_MSG(test, info.qn, SIW2_QN_READ_REQ,
+			    "V2-HDR-5: Read V2 Request on QN 1");
 	KUNIT_EXPECT_EQ(test, info.read_size, 4096);
 	KUNIT_EXPECT_EQ(test, info.src_stag, 0x5678);
 	KUNIT_EXPECT_EQ(test, info.src_to, 0x20000);
 	KUNIT_ASSERT_EQ(test, dec_img(read_v2_resp_img, 2, F_EXT, &info, &term), 0);
 	KUNIT_EXPECT_EQ(test, info.opcode, SIW2_OP_READ_V2_RESP);
-	KUNIT_EXPECT_EQ(test, info.qn, SIW2_QN_RESPONSE);
+	KUNIT_EXPECT_EQ_MSG(test, info.qn, SIW2_QN_RESPONSE,
+			    "V2-HDR-5: Read V2 Response on QN 3");
 	KUNIT_EXPECT_EQ(test, info.hdr_len, 18);
 	KUNIT_EXPECT_EQ(test, info.payload_len, 8);
 }
@@ -839,7 +853,8 @@ static void commit_zero_len_and_inval_dec_12(struct kunit *test)
 
 	buf[2 + 2] = 0x87; buf[2 + 5] = 0x65;		/* Invalidate STag */
 	KUNIT_ASSERT_EQ(test, dec_img(buf, 1, F_COM, &info, &term), 0);
-	KUNIT_EXPECT_EQ(test, info.inval_stag, 0x87000065);	/* COMMIT-HDR-2, DEC-20 */
+	KUNIT_EXPECT_EQ_MSG(test, info.inval_stag, 0x87000065,
+			    "COMMIT-HDR-2, DEC-20: a non-zero Invalidate STag is decoded");
 
 	memcpy(buf, commit_resp_img, sizeof(commit_resp_img));
 	buf[2 + 2] = 0x87; buf[2 + 5] = 0x65;
@@ -992,23 +1007,25 @@ struct ext_case {
 	u8 rv;
 	u8 feat;
 	u8 layer, etype, code;
+	const char *req;	/* the requirements the row asserts, for messages */
 };
 
 static const struct ext_case ext_cases[] = {
 	/* The extensions only where the receiver processes them. */
 	{ "ext_hdr_2_atomic_without_ext_0_2_6", atomic_req_img, 0, {}, 0, 1, 0,
-	  T(0, 2, 6) },
-	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, 0, T(0, 2, 6) },
+	  T(0, 2, 6), .req = "EXT-HDR-2, EXT-ERR-4" },
+	{ "ext_hdr_2_imm_without_ext_0_2_6", imm_img, 0, {}, 0, 1, 0, T(0, 2, 6),
+	  .req = "EXT-HDR-2, EXT-ERR-4" },
 	{ "v2_hdr_4_send_imm_without_ext_0_2_6", send_imm2_img, 0, {}, 0, 2, 0,
-	  T(0, 2, 6) },
+	  T(0, 2, 6), .req = "V2-HDR-4, V2-ERR-3" },
 	/* DEC-1, V2-HDR-4: v2 opcodes on RV 1 are unexpected, with or without ext. */
 	{ "dec_1_read_v2_on_rv1_0_2_6", read_v2_req_img, 0, P1(O_RDMAP, 0x51), 1, F_EXT,
-	  T(0, 2, 6) },
+	  T(0, 2, 6), .req = "DEC-1, V2-HDR-3/4, EXT-ERR-4" },
 	{ "dec_1_send_imm_on_rv1_0_2_6", send_imm2_img, 0, P1(O_RDMAP, 0x53), 1, F_EXT,
-	  T(0, 2, 6) },
+	  T(0, 2, 6), .req = "DEC-1, V2-HDR-3/4, EXT-ERR-4" },
 	/* V2-HDR-1, BASE-RDMAP-1: RV 1 messages on an RV 2 connection. */
 	{ "v2_hdr_1_atomic_rv1_on_rv2_0_2_5", atomic_req_img, 0, {}, 0, 2, F_EXT,
-	  T(0, 2, 5) },
+	  T(0, 2, 5), .req = "V2-HDR-1, V2-ERR-3, EXT-ERR-5" },
 	/*
 	 * COMMIT-DISC-2, DEC-4: Commit only where both sides advertised it,
 	 * else Remote Operation / Unexpected OpCode; RFC 7306 alone is not
@@ -1026,8 +1043,9 @@ static const struct ext_case ext_cases[] = {
 	{ "commit_disc_2_resp_rv2_unneg_0_2_6", commit_resp_img, 0, P1(O_RDMAP, 0x8d),
 	  2, 0, T(0, 2, 6) },
 	{ "dec_4_atomic_commit_only_0_2_6", atomic_req_img, 0, {}, 0, 1, F_COM,
-	  T(0, 2, 6) },
-	{ "dec_4_imm_commit_only_0_2_6", imm_img, 0, {}, 0, 1, F_COM, T(0, 2, 6) },
+	  T(0, 2, 6), .req = "DEC-4, EXT-ERR-4" },
+	{ "dec_4_imm_commit_only_0_2_6", imm_img, 0, {}, 0, 1, F_COM, T(0, 2, 6),
+	  .req = "DEC-4, EXT-ERR-4" },
 	/* COMMIT-HDR-1, AMB-4: the connection's RV only, 0/2/0x05 otherwise. */
 	{ "commit_hdr_1_req_rv1_on_rv2_0_2_5", commit_req_img, 0, {}, 0, 2, F_ALL,
 	  T(0, 2, 5) },
@@ -1090,34 +1108,39 @@ static const struct ext_case ext_cases[] = {
 	  T(0, 2, 6) },
 	/* EXT-HDR-4: T bit, QN, single segment. */
 	{ "ext_hdr_4_atomic_tagged_0_2_6", atomic_req_img, 0, P1(O_DDP, 0xc1), 1, F_EXT,
-	  T(0, 2, 6) },
+	  T(0, 2, 6), .req = "EXT-HDR-4, EXT-ATOMIC-10, EXT-ERR-3" },
 	{ "ext_atomic_14_atomic_qn0_1_2_1", atomic_req_img, 0, P1(O_QN, 0), 1, F_EXT,
-	  T(1, 2, 1) },
+	  T(1, 2, 1), .req = "EXT-ATOMIC-14, EXT-ERR-3" },
 	{ "ext_atomic_20_resp_qn1_1_2_1", atomic_resp_img, 0, P1(O_QN, 1), 1, F_EXT,
-	  T(1, 2, 1) },
-	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, F_EXT, T(1, 2, 1) },
+	  T(1, 2, 1), .req = "EXT-ATOMIC-20, EXT-ERR-3" },
+	{ "ext_imm_9_imm_qn1_1_2_1", imm_img, 0, P1(O_QN, 1), 1, F_EXT, T(1, 2, 1),
+	  .req = "EXT-IMM-9, EXT-ERR-3" },
 	{ "v2_read_1_resp_qn0_1_2_1", read_v2_resp_img, 0, P1(O_QN, 0), 2, F_EXT,
-	  T(1, 2, 1) },
+	  T(1, 2, 1), .req = "V2-READ-1, V2-HDR-5, V2-ERR-3" },
 	{ "ext_atomic_11_atomic_l0_0_2_6", atomic_req_img, 0, P1(O_DDP, 0x01), 1, F_EXT,
-	  T(0, 2, 6) },
+	  T(0, 2, 6), .req = "EXT-ERR-3" },
 	{ "ext_atomic_11_atomic_mo8_1_2_4", atomic_req_img, 0, P1(O_MO, 8), 1, F_EXT,
-	  T(1, 2, 4) },
-	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, F_EXT, T(0, 2, 6) },
+	  T(1, 2, 4), .req = "EXT-ERR-3" },
+	{ "ext_imm_7_imm_l0_0_2_6", imm_img, 0, P1(O_DDP, 0x01), 1, F_EXT, T(0, 2, 6),
+	  .req = "EXT-ERR-3" },
 	/* The header is exactly as long as the opcode says. */
 	{ "ext_hdr_5_atomic_69_0_2_6", atomic_req_img, 69, {}, 0, 1, F_EXT, T(0, 2, 6) },
 	{ "ext_hdr_5_atomic_payload_0_2_6", atomic_req_img, 71, {}, 0, 1, F_EXT,
 	  T(0, 2, 6) },
 	{ "ext_hdr_5_resp_29_0_2_6", atomic_resp_img, 29, {}, 0, 1, F_EXT, T(0, 2, 6) },
-	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, F_EXT, T(0, 2, 6) },
+	{ "v2_read_4_req_33_0_2_6", read_v2_req_img, 33, {}, 0, 2, F_EXT, T(0, 2, 6),
+	  .req = "V2-READ-4, V2-HDR-7" },
 	/* EXT-IMM-12, V2-IMM-8, DEC-9: 8 octets of immediate, exactly. */
-	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, F_EXT, T(0, 2, 0xff) },
-	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, F_EXT, T(0, 2, 0xff) },
+	{ "dec_9_imm_7_0_2_ff", imm_img, 25, {}, 0, 1, F_EXT, T(0, 2, 0xff),
+	  .req = "EXT-IMM-12, DEC-9" },
+	{ "dec_9_imm_9_0_2_ff", imm_img, 27, {}, 0, 1, F_EXT, T(0, 2, 0xff),
+	  .req = "EXT-IMM-12, DEC-9" },
 	{ "dec_9_send_imm_tail_7_0_2_ff", send_imm2_img, 25, {}, 0, 2, F_EXT,
-	  T(0, 2, 0xff) },
+	  T(0, 2, 0xff), .req = "V2-IMM-8, V2-HDR-7, DEC-9" },
 	{ "dec_9_send_imm_tail_9_0_2_ff", send_imm2_img, 27, {}, 0, 2, F_EXT,
-	  T(0, 2, 0xff) },
+	  T(0, 2, 0xff), .req = "V2-IMM-8, V2-HDR-7, DEC-9" },
 	{ "v2_imm_8_send_imm_tail_empty_0_2_ff", send_imm2_img, 18, {}, 0, 2, F_EXT,
-	  T(0, 2, 0xff) },
+	  T(0, 2, 0xff), .req = "V2-IMM-8, V2-HDR-7" },
 };
 
 static void ext_case_desc(const struct ext_case *t, char *desc)
@@ -1146,11 +1169,11 @@ static void ext_decode_rejects_table(struct kunit *test)
 		len = t->len;
 	for (i = 0; i < t->np; i++)
 		buf[t->p[i].off] = t->p[i].val;
-	KUNIT_ASSERT_EQ(test, siw2_ddp_decode(buf, len, t->rv, t->feat, &info,
-					      &term), -EPROTO);
-	KUNIT_EXPECT_EQ(test, term.layer, t->layer);
-	KUNIT_EXPECT_EQ(test, term.etype, t->etype);
-	KUNIT_EXPECT_EQ(test, term.code, t->code);
+	KUNIT_ASSERT_EQ_MSG(test, siw2_ddp_decode(buf, len, t->rv, t->feat, &info,
+						  &term), -EPROTO, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, term.layer, t->layer, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, term.etype, t->etype, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, term.code, t->code, "%s", t->req ?: "");
 }
 
 /*
@@ -1168,8 +1191,10 @@ static void rfc5040_on_rv2_v2_hdr_1(struct kunit *test)
 		size_t len = base_ulpdu(b, buf, sizeof(buf));
 
 		buf[O_RDMAP] = (buf[O_RDMAP] & 0x3f) | 0x80;
-		KUNIT_EXPECT_EQ(test, siw2_ddp_decode(buf, len, 2, 0, &info,
-						      &term), 0);
+		KUNIT_EXPECT_EQ_MSG(test, siw2_ddp_decode(buf, len, 2, 0, &info,
+							  &term), 0,
+				    "V2-HDR-1/3: RFC 5040 opcode 0x%02x on RV 2",
+				    buf[O_RDMAP] & 0x1f);
 	}
 }
 
@@ -1227,6 +1252,7 @@ static void tx_op_queue_and_send_ops(struct kunit *test)
 		u8 op;
 		bool tagged;
 		u32 qn;
+		const char *req;
 	} t[] = {
 		{ SIW2_OP_WRITE, true, 0 },
 		{ SIW2_OP_READ_REQ, false, 1 },
@@ -1234,16 +1260,16 @@ static void tx_op_queue_and_send_ops(struct kunit *test)
 		{ SIW2_OP_SEND, false, 0 },
 		{ SIW2_OP_SEND_SE_INV, false, 0 },
 		{ SIW2_OP_TERMINATE, false, 2 },
-		{ SIW2_OP_IMM, false, 0 },
-		{ SIW2_OP_IMM_SE, false, 0 },
-		{ SIW2_OP_ATOMIC_REQ, false, 1 },
-		{ SIW2_OP_ATOMIC_RESP, false, 3 },
-		{ SIW2_OP_COMMIT_REQ, false, 1 },
-		{ SIW2_OP_COMMIT_RESP, false, 3 },
-		{ SIW2_OP_READ_V2_REQ, false, 1 },
-		{ SIW2_OP_READ_V2_RESP, false, 3 },
-		{ SIW2_OP_SEND_IMM, false, 0 },
-		{ SIW2_OP_SEND_SE_INV_IMM, false, 0 },
+		{ SIW2_OP_IMM, false, 0, .req = "EXT-IMM-6/9" },
+		{ SIW2_OP_IMM_SE, false, 0, .req = "EXT-IMM-6/9" },
+		{ SIW2_OP_ATOMIC_REQ, false, 1, .req = "EXT-ATOMIC-10/14" },
+		{ SIW2_OP_ATOMIC_RESP, false, 3, .req = "EXT-ATOMIC-20" },
+		{ SIW2_OP_COMMIT_REQ, false, 1, .req = "COMMIT-HDR-3" },
+		{ SIW2_OP_COMMIT_RESP, false, 3, .req = "COMMIT-HDR-4" },
+		{ SIW2_OP_READ_V2_REQ, false, 1, .req = "V2-HDR-5" },
+		{ SIW2_OP_READ_V2_RESP, false, 3, .req = "V2-READ-1, V2-HDR-5" },
+		{ SIW2_OP_SEND_IMM, false, 0, .req = "V2-HDR-5" },
+		{ SIW2_OP_SEND_SE_INV_IMM, false, 0, .req = "V2-HDR-5" },
 	};
 	static const u8 send[8] = {	/* index: imm << 2 | se << 1 | inv */
 		0x03, 0x04, 0x05, 0x06, 0x13, 0x14, 0x15, 0x16,
@@ -1252,10 +1278,10 @@ static void tx_op_queue_and_send_ops(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		KUNIT_EXPECT_EQ_MSG(test, siw2_rdmap_op_tagged(t[i].op),
-				    t[i].tagged, "op 0x%02x", t[i].op);
+				    t[i].tagged, "op 0x%02x %s", t[i].op, t[i].req ?: "");
 		if (!t[i].tagged)
 			KUNIT_EXPECT_EQ_MSG(test, siw2_rdmap_op_qn(t[i].op),
-					    t[i].qn, "op 0x%02x", t[i].op);
+					    t[i].qn, "op 0x%02x %s", t[i].op, t[i].req ?: "");
 	}
 	for (i = 0; i < ARRAY_SIZE(send); i++)
 		KUNIT_EXPECT_EQ_MSG(test,

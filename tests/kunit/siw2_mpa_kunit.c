@@ -136,6 +136,7 @@ struct enc_err_case {
 	struct siw2_mpa_frame f;
 	size_t size;
 	int exp;
+	const char *req;	/* the requirements the row asserts, for messages */
 };
 
 #define REQ2(...) { .kind = SIW2_MPA_REQUEST, .rev = 2, __VA_ARGS__ }
@@ -146,10 +147,10 @@ static const struct enc_err_case enc_err_cases[] = {
 	{ "rev3", { .kind = SIW2_MPA_REPLY, .rev = 3 }, 64, -EINVAL },
 	{ "rev255", { .kind = SIW2_MPA_REQUEST, .rev = 255 }, 64, -EINVAL },
 	/* MPA2-HDR-3: enhanced features need Rev 2 */
-	{ "rev1_enhanced", REQ1(.enhanced = true), 64, -EINVAL },
+	{ "rev1_enhanced", REQ1(.enhanced = true), 64, -EINVAL, .req = "MPA2-HDR-3" },
 	/* DEC-4: caps only with Rev 2 */
-	{ "rev1_caps_0x04", REQ1(.caps = 0x04), 64, -EINVAL },
-	{ "rev1_caps_0x02", REQ1(.caps = 0x02), 64, -EINVAL },
+	{ "rev1_caps_0x04", REQ1(.caps = 0x04), 64, -EINVAL, .req = "MPA2-HDR-3, DEC-4" },
+	{ "rev1_caps_0x02", REQ1(.caps = 0x02), 64, -EINVAL, .req = "MPA2-HDR-3, DEC-4" },
 	/* DEC-4: 0x08 is Linux siw's, 0x01 reserved, upper nibble is flags */
 	{ "caps_0x08", REQ2(.caps = 0x08), 64, -EINVAL },
 	{ "caps_0x01", REQ2(.caps = 0x01), 64, -EINVAL },
@@ -198,7 +199,7 @@ static void encode_errors_and_limits(struct kunit *test)
 		f.pd = pattern_pd;
 	memset(buf, 0xaa, 640);
 	ret = siw2_mpa_encode(&f, buf, t->size);
-	KUNIT_EXPECT_EQ(test, ret, t->exp);
+	KUNIT_EXPECT_EQ_MSG(test, ret, t->exp, "%s", t->req ?: "");
 	/* nothing is written beyond @size (and nothing at all on error) */
 	if (ret < 0)
 		KUNIT_EXPECT_EQ(test, buf[0], 0xaa);
@@ -868,7 +869,7 @@ static void to_frame(const struct fr *in, enum siw2_mpa_kind kind,
 
 struct respond_case {
 	const char *desc;
-	struct fr req;
+	struct fr request;
 	u16 ulp_ird, ulp_ord, max_ird;
 	u8 local_caps;
 	int exp_ret;
@@ -880,6 +881,7 @@ struct respond_case {
 	/* rtr_forms argument: SIW2_RTR_WRITE | SIW2_RTR_READ unless forms_set */
 	bool forms_set;
 	u8 rtr_forms;
+	const char *req;	/* the requirements the row asserts, for messages */
 };
 
 /* Rev 2, S=1, A=0 unless the row says otherwise. */
@@ -892,7 +894,7 @@ static const struct respond_case respond_cases[] = {
 	/* IRD/ORD, MPA2-IRD-2..4, AMB-27/DEC-2 */
 	{ "equal", E2(.ird = 4, .ord = 4), 4, 4, 16, 0, 0, 1, 0, 0, 4, 4 },
 	{ "initiator_larger_ird_raised_amb_27", E2(.ird = 8, .ord = 8), 2, 2, 16, 0, 0,
-	  1, 0, 0, 8, 2 },
+	  1, 0, 0, 8, 2, .req = "AMB-27, MPA2-IRD-2" },
 	{ "responder_larger_ord_capped_mpa2_ird_4", E2(.ird = 2, .ord = 2), 8, 8, 16, 0, 0,
 	  1, 0, 0, 8, 2 },
 	{ "initiator_ord_0", E2(.ird = 4, .ord = 0), 2, 2, 16, 0, 0, 1, 0, 0, 2, 2 },
@@ -900,7 +902,8 @@ static const struct respond_case respond_cases[] = {
 	  1, 0, 0, 4, 0 },
 	{ "ulp_0_0", E2(.ird = 4, .ord = 4), 0, 0, 16, 0, 0, 1, 0, 0, 4, 0 },
 	{ "all_0", E2(), 0, 0, 16, 0, 0, 1, 0, 0, 0, 0 },
-	{ "initiator_ord_eq_max_ird", E2(.ird = 4, .ord = 16), 2, 2, 16, 0, 0, 1, 0, 0, 16, 2 },
+	{ "initiator_ord_eq_max_ird", E2(.ird = 4, .ord = 16), 2, 2, 16, 0, 0, 1, 0, 0, 16, 2,
+	  .req = "MPA2-IRD-2" },
 	{ "initiator_ord_above_max_ird_enomem_mpa2_ird_5", E2(.ird = 4, .ord = 17), 2, 2, 16,
 	  0, -ENOMEM },
 	{ "initiator_ord_3ffe_above_max_enomem", E2(.ird = 4, .ord = 0x3ffe), 2, 2, 255,
@@ -920,19 +923,19 @@ static const struct respond_case respond_cases[] = {
 	  0, 0, 0, 3, 5 },
 	/* RTR choice as Responder (DEC-3, AMB-7) */
 	{ "rtr_offer_CD_picks_C_dec_3", P2(.ird = 4, .ord = 4, .rtr = W | R), 4, 4, 16, 0, 0,
-	  1, 1, W, 4, 4 },
+	  1, 1, W, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_offer_C_mpa2_p2p_10", P2(.ird = 4, .ord = 4, .rtr = W), 4, 4, 16, 0, 0,
-	  1, 1, W, 4, 4 },
+	  1, 1, W, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_offer_D_picks_D_mpa2_p2p_8", P2(.ird = 4, .ord = 4, .rtr = R), 4, 4, 16, 0, 0,
-	  1, 1, R, 4, 4 },
+	  1, 1, R, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_offer_BCD_picks_C", P2(.ird = 4, .ord = 4, .rtr = B | W | R), 4, 4, 16, 0, 0,
-	  1, 1, W, 4, 4 },
+	  1, 1, W, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_offer_BD_picks_D", P2(.ird = 4, .ord = 4, .rtr = B | R), 4, 4, 16, 0, 0,
-	  1, 1, R, 4, 4 },
+	  1, 1, R, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_offer_B_only_write_amb_7", P2(.ird = 4, .ord = 4, .rtr = B), 4, 4, 16, 0, 0,
-	  1, 1, W, 4, 4 },
+	  1, 1, W, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_offer_none_write_dec_3", P2(.ird = 4, .ord = 4), 4, 4, 16, 0, 0,
-	  1, 1, W, 4, 4 },
+	  1, 1, W, 4, 4, .req = "MPA2-P2P-7" },
 	{ "rtr_D_initiator_ord_0_ird_1_mpa2_ird_3", P2(.ird = 4, .ord = 0, .rtr = R), 0, 4, 16,
 	  0, 0, 1, 1, R, 1, 4 },
 	{ "rtr_D_initiator_ord_0_ulp_ird_2", P2(.ird = 4, .ord = 0, .rtr = R), 2, 4, 16,
@@ -943,17 +946,17 @@ static const struct respond_case respond_cases[] = {
 	  0, 0, 1, 0, 0, 4, 4 },
 	/* RTR forms this side accepts (rtr_forms): MPA2-P2P-9/11, DEC-3, AMB-7 */
 	{ "forms_D_offer_CD_picks_D_ird_1_mpa2_ird_3", P2(.ird = 4, .ord = 0, .rtr = W | R),
-	  0, 4, 16, 0, 0, 1, 1, R, 1, 4, FORMS(R) },
+	  0, 4, 16, 0, 0, 1, 1, R, 1, 4, FORMS(R), .req = "MPA2-P2P-7" },
 	{ "forms_D_offer_CD_picks_D_ird_stays", P2(.ird = 4, .ord = 4, .rtr = W | R),
-	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R) },
+	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R), .req = "MPA2-P2P-7" },
 	{ "forms_D_offer_C_names_D_mpa2_p2p_9", P2(.ird = 4, .ord = 4, .rtr = W),
-	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R) },
+	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R), .req = "MPA2-P2P-7" },
 	{ "forms_C_offer_D_names_C_mpa2_p2p_9", P2(.ird = 4, .ord = 4, .rtr = R),
-	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W) },
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W), .req = "MPA2-P2P-7" },
 	{ "forms_C_offer_D_ord_0_ird_stays_0", P2(.ird = 4, .ord = 0, .rtr = R),
-	  0, 4, 16, 0, 0, 1, 1, W, 0, 4, FORMS(W) },
+	  0, 4, 16, 0, 0, 1, 1, W, 0, 4, FORMS(W), .req = "MPA2-P2P-7" },
 	{ "forms_C_offer_CD_picks_C", P2(.ird = 4, .ord = 4, .rtr = W | R),
-	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W) },
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W), .req = "MPA2-P2P-7" },
 	{ "forms_0_offer_CD_like_C", P2(.ird = 4, .ord = 4, .rtr = W | R),
 	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(0) },
 	{ "forms_0_offer_D_like_C", P2(.ird = 4, .ord = 0, .rtr = R),
@@ -961,11 +964,11 @@ static const struct respond_case respond_cases[] = {
 	{ "forms_B_only_like_0_dec_3", P2(.ird = 4, .ord = 4, .rtr = B | R),
 	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(B) },
 	{ "forms_BCD_offer_B_picks_C_amb_7", P2(.ird = 4, .ord = 4, .rtr = B),
-	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(B | W | R) },
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(B | W | R), .req = "MPA2-P2P-7" },
 	{ "forms_C_offer_B_picks_C_amb_7", P2(.ird = 4, .ord = 4, .rtr = B),
-	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W) },
+	  4, 4, 16, 0, 0, 1, 1, W, 4, 4, FORMS(W), .req = "MPA2-P2P-7" },
 	{ "forms_D_offer_B_names_D_never_B", P2(.ird = 4, .ord = 4, .rtr = B),
-	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R) },
+	  4, 4, 16, 0, 0, 1, 1, R, 4, 4, FORMS(R), .req = "MPA2-P2P-7" },
 	/* not peer-to-peer: no RTR, no Read-RTR IRD slot, whatever the forms */
 	{ "a0_forms_D_no_rtr_ird_stays_0_mpa2_p2p_4", E2(.ird = 4, .ord = 0, .rtr = W | R),
 	  0, 4, 16, 0, 0, 1, 0, 0, 0, 4, FORMS(R) },
@@ -1004,31 +1007,31 @@ static void respond_table(struct kunit *test)
 	struct siw2_mpa_conn conn;
 	int ret;
 
-	to_frame(&t->req, SIW2_MPA_REQUEST, &req);
+	to_frame(&t->request, SIW2_MPA_REQUEST, &req);
 	memset(&rep, 0x5a, sizeof(rep));
 	memset(&conn, 0x5a, sizeof(conn));
 	ret = siw2_mpa_respond(&req, t->ulp_ird, t->ulp_ord, t->max_ird, t->local_caps,
 			       respond_forms(t), &rep, &conn);
-	KUNIT_ASSERT_EQ(test, ret, t->exp_ret);
+	KUNIT_ASSERT_EQ_MSG(test, ret, t->exp_ret, "%s", t->req ?: "");
 	if (ret)
 		return;
 	KUNIT_EXPECT_EQ(test, rep.kind, SIW2_MPA_REPLY);
-	KUNIT_EXPECT_EQ(test, rep.rev, t->req.rev);
+	KUNIT_EXPECT_EQ(test, rep.rev, t->request.rev);
 	KUNIT_EXPECT_FALSE(test, rep.reject);
 	KUNIT_EXPECT_FALSE(test, rep.markers);
 	KUNIT_EXPECT_EQ(test, rep.enhanced, t->exp_s);
-	KUNIT_EXPECT_EQ(test, rep.p2p, t->exp_a);
-	KUNIT_EXPECT_EQ(test, rep.rtr, t->exp_rtr);
-	KUNIT_EXPECT_EQ(test, rep.ird, t->exp_ird);
-	KUNIT_EXPECT_EQ(test, rep.ord, t->exp_ord);
+	KUNIT_EXPECT_EQ_MSG(test, rep.p2p, t->exp_a, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, rep.rtr, t->exp_rtr, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, rep.ird, t->exp_ird, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, rep.ord, t->exp_ord, "%s", t->req ?: "");
 	KUNIT_EXPECT_EQ(test, rep.caps, t->exp_rep_caps);
 	KUNIT_EXPECT_EQ(test, rep.pd_len, 0);
 
-	KUNIT_EXPECT_EQ(test, conn.rev, t->req.rev);
-	KUNIT_EXPECT_EQ(test, conn.p2p, t->exp_a);
-	KUNIT_EXPECT_EQ(test, conn.rtr, t->exp_rtr);
-	KUNIT_EXPECT_EQ(test, conn.ird, t->exp_ird);
-	KUNIT_EXPECT_EQ(test, conn.ord, t->exp_ord);
+	KUNIT_EXPECT_EQ(test, conn.rev, t->request.rev);
+	KUNIT_EXPECT_EQ_MSG(test, conn.p2p, t->exp_a, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, conn.rtr, t->exp_rtr, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, conn.ird, t->exp_ird, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, conn.ord, t->exp_ord, "%s", t->req ?: "");
 	KUNIT_EXPECT_EQ(test, conn.caps, t->exp_conn_caps);
 }
 
@@ -1084,7 +1087,7 @@ static void respond_reply_encodes(struct kunit *test)
 
 		if (t->exp_ret)
 			continue;
-		to_frame(&t->req, SIW2_MPA_REQUEST, &req);
+		to_frame(&t->request, SIW2_MPA_REQUEST, &req);
 		KUNIT_ASSERT_EQ(test, siw2_mpa_respond(&req, t->ulp_ird, t->ulp_ord, t->max_ird,
 						       t->local_caps, respond_forms(t),
 						       &rep, &conn), 0);
@@ -1103,7 +1106,7 @@ static void respond_reply_encodes(struct kunit *test)
 
 struct complete_case {
 	const char *desc;
-	struct fr req, rep;
+	struct fr request, reply;
 	u16 max_ird;
 	int exp_ret;
 	u8 exp_rev;
@@ -1111,6 +1114,7 @@ struct complete_case {
 	u8 exp_rtr;
 	u16 exp_ird, exp_ord;
 	u8 exp_caps;
+	const char *req;	/* the requirements the row asserts, for messages */
 };
 
 /* The Request siw2 sends by default: Rev 2, S, A, offers C and D (DEC-3). */
@@ -1147,9 +1151,10 @@ static const struct complete_case complete_cases[] = {
 	{ "rtr_rep_CD_picks_C", RQ(), RP(.rtr = W | R), 16, 0, 2, 0, 1, W, 8, 8 },
 	{ "rtr_rep_BD_picks_D", RQ(), RP(.rtr = B | R), 16, 0, 2, 0, 1, R, 8, 8 },
 	{ "rtr_rep_B_only_term_7_mpa2_p2p_14", RQ(), RP(.rtr = B), 16, T_RTR },
-	{ "rtr_rep_none_ulp_send_mpa2_p2p_12", RQ(), RP(.rtr = 0), 16, 0, 2, 0, 1, 0, 8, 8 },
+	{ "rtr_rep_none_ulp_send_mpa2_p2p_12", RQ(), RP(.rtr = 0), 16, 0, 2, 0, 1, 0, 8, 8,
+	  .req = "MPA2-P2P-12/16" },
 	{ "a0_rep_rtr_bits_ignored", RQ(.a = false, .rtr = 0), RP(.a = false, .rtr = W | R), 16,
-	  0, 2, 0, 0, 0, 8, 8 },
+	  0, 2, 0, 0, 0, 8, 8, .req = "MPA2-P2P-6" },
 	/* Reply contradicting the Request: TERM 4 (MPA2-P2P-5, MPA2-IOP-3/4) */
 	{ "rep_a0_req_a1_term_4_mpa2_p2p_5", RQ(), RP(.a = false, .rtr = 0), 16, T_BAD },
 	{ "rep_a1_req_a0_term_4_mpa2_p2p_5", RQ(.a = false, .rtr = 0), RP(), 16, T_BAD },
@@ -1199,17 +1204,17 @@ static void complete_table(struct kunit *test)
 	struct siw2_mpa_conn conn;
 	int ret;
 
-	to_frame(&t->req, SIW2_MPA_REQUEST, &req);
-	to_frame(&t->rep, SIW2_MPA_REPLY, &rep);
+	to_frame(&t->request, SIW2_MPA_REQUEST, &req);
+	to_frame(&t->reply, SIW2_MPA_REPLY, &rep);
 	memset(&conn, 0x5a, sizeof(conn));
 	ret = siw2_mpa_complete(&req, &rep, t->max_ird, &conn);
-	KUNIT_ASSERT_EQ(test, ret, t->exp_ret);
+	KUNIT_ASSERT_EQ_MSG(test, ret, t->exp_ret, "%s", t->req ?: "");
 	if (ret)
 		return;
 	KUNIT_EXPECT_EQ(test, conn.rev, t->exp_rev);
 	KUNIT_EXPECT_EQ(test, conn.crc, t->exp_crc);
-	KUNIT_EXPECT_EQ(test, conn.p2p, t->exp_p2p);
-	KUNIT_EXPECT_EQ(test, conn.rtr, t->exp_rtr);
+	KUNIT_EXPECT_EQ_MSG(test, conn.p2p, t->exp_p2p, "%s", t->req ?: "");
+	KUNIT_EXPECT_EQ_MSG(test, conn.rtr, t->exp_rtr, "%s", t->req ?: "");
 	KUNIT_EXPECT_EQ(test, conn.ird, t->exp_ird);
 	KUNIT_EXPECT_EQ(test, conn.ord, t->exp_ord);
 	KUNIT_EXPECT_EQ(test, conn.caps, t->exp_caps);

@@ -39,9 +39,11 @@ table.  --driver siw (the Linux siw baseline) accepts the deviations listed
 in SIW_KNOWN and reports them; anything else fails.
 
 Output of run/suite: observations, one per line, then per scenario
-  RESULT <name> <driver> <verdict> term=<L/E/C|none> layout=<rfc|siw|either>
-         hdrs=<...> close=<...> event=<...> guards=<...> ...
-with verdict MATCH, KNOWN (a listed siw deviation) or FAIL; the suite ends
+  RESULT <name> <driver> <verdict> req="<IDs>" term=<L/E/C|none>
+         layout=<rfc|siw|either> hdrs=<...> close=<...> event=<...>
+         guards=<...> ...
+with verdict MATCH, KNOWN (a listed siw deviation) or FAIL and req the
+requirement IDs the scenario asserts (its table entry's); the suite ends
 with "SUITE <driver> N scenarios: N match, N known, N failed".
 Exit 0 = no FAIL, 1 = some FAIL, 2 = usage.
 """
@@ -224,10 +226,10 @@ WRAP_TO = 0xFFFFFFFFFFFFFFF8   # TO + 16 wraps past 2^64
 # N data FPDUs received.
 
 class Scn:
-    def __init__(self, name, ids, desc, build, code=None, hdrs="ddp", mpa="r2c", recv=1,
+    def __init__(self, name, req, desc, build, code=None, hdrs="ddp", mpa="r2c", recv=1,
                  recv_size=256, allow=(), maybe=(), event=None, rwc=None, positive=False,
                  why="", ird=None, extra="none", wait=None, log_fpdus=None):
-        self.name, self.ids, self.desc, self.build = name, ids, desc, build
+        self.name, self.req, self.desc, self.build = name, req, desc, build
         self.code, self.hdrs, self.mpa = code, hdrs, mpa
         self.recv, self.recv_size = recv, recv_size
         self.ird, self.extra = ird, extra
@@ -254,125 +256,138 @@ RO_LEN = MR_LAYOUT["ro"][0]
 
 SCENARIOS = [
     # ---- positive controls
-    Scn("valid-ops", "BASE-DDP-3 BASE-DDP-4 BASE-RDMAP-4 BASE-RDMAP-6 BASE-MPA-8 BASE-MPA-9",
-        "Writes (2 segments; one FPDU larger than a TCP segment), a Send, 3 Reads checked "
-        "byte for byte, then FIN", None, positive=True,
+    Scn("valid-ops", req="BASE-DDP-3 BASE-DDP-4 BASE-RDMAP-4 BASE-RDMAP-6 BASE-MPA-8 BASE-MPA-9",
+        desc="Writes (2 segments; one FPDU larger than a TCP segment), a Send, 3 Reads checked "
+        "byte for byte, then FIN", build=None, positive=True,
         allow=("rw:16:2000", "rw:4000:3000", "wo:0:64", "recv:0:100"), rwc="SUCCESS"),
-    Scn("valid-ops-rev1", "BASE-MPA-3 BASE-DDP-3 BASE-RDMAP-4", "as valid-ops, MPA Rev 1 "
-        "without CRC", None, positive=True, mpa="r1",
+    Scn("valid-ops-rev1", req="BASE-MPA-3 BASE-DDP-3 BASE-RDMAP-4",
+        desc="as valid-ops, MPA Rev 1 without CRC", build=None, positive=True, mpa="r1",
         allow=("rw:16:2000", "rw:4000:3000", "wo:0:64", "recv:0:100"), rwc="SUCCESS"),
     # ---- RDMA Write: DDP tagged buffer errors
-    Scn("write-bad-stag", "BASE-DDP-6 BASE-RDMAP-8", "Write to an STag no region has",
-        lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], (1, 1, 0x00)),
-    Scn("write-bad-stag-r1", "BASE-DDP-6 BASE-MPA-3", "write-bad-stag over MPA Rev 1 without CRC",
-        lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], (1, 1, 0x00), mpa="r1"),
-    Scn("write-bad-key", "BASE-DDP-6 BASE-RDMAP-3", "Write to rw's STag index with another key",
-        lambda c: [c.write(c.mr("rw").stag ^ 0x01, c.mr("rw").addr, 16)], (1, 1, 0x00)),
-    Scn("write-dereg", "BASE-DDP-6", "Write to a deregistered (invalidated) STag",
-        lambda c: [c.write(c.mr("dereg").stag, c.mr("dereg").addr, 16)], (1, 1, 0x00)),
-    Scn("write-ro", "BASE-DDP-6 DIGEST 3.4 DEC-10", "Write to an MR without REMOTE_WRITE "
-        "(read-only)", lambda c: [c.write(c.mr("ro").stag, c.mr("ro").addr, 16)], (0, 1, 0x02),
+    Scn("write-bad-stag", req="BASE-DDP-6 BASE-RDMAP-8", desc="Write to an STag no region has",
+        build=lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], code=(1, 1, 0x00)),
+    Scn("write-bad-stag-r1", req="BASE-DDP-6 BASE-MPA-3",
+        desc="write-bad-stag over MPA Rev 1 without CRC",
+        build=lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], code=(1, 1, 0x00), mpa="r1"),
+    Scn("write-bad-key", req="BASE-DDP-6 BASE-RDMAP-3",
+        desc="Write to rw's STag index with another key",
+        build=lambda c: [c.write(c.mr("rw").stag ^ 0x01, c.mr("rw").addr, 16)], code=(1, 1, 0x00)),
+    Scn("write-dereg", req="BASE-DDP-6", desc="Write to a deregistered (invalidated) STag",
+        build=lambda c: [c.write(c.mr("dereg").stag, c.mr("dereg").addr, 16)], code=(1, 1, 0x00)),
+    Scn("write-ro", req="BASE-DDP-6 DIGEST 3.4 DEC-10",
+        desc="Write to an MR without REMOTE_WRITE (read-only)",
+        build=lambda c: [c.write(c.mr("ro").stag, c.mr("ro").addr, 16)], code=(0, 1, 0x02),
         why="DDP has no access-rights code (BASE-DDP-6); RDMAP has one (DIGEST 3.4), as "
         "DEC-10 uses for Atomic/Commit targets; Linux siw sends DDP Invalid STag"),
-    Scn("write-none", "BASE-DDP-6 DIGEST 3.4 DEC-10", "Write to an MR without remote rights",
-        lambda c: [c.write(c.mr("none").stag, c.mr("none").addr, 16)], (0, 1, 0x02),
+    Scn("write-none", req="BASE-DDP-6 DIGEST 3.4 DEC-10",
+        desc="Write to an MR without remote rights",
+        build=lambda c: [c.write(c.mr("none").stag, c.mr("none").addr, 16)], code=(0, 1, 0x02),
         why="as write-ro"),
-    Scn("write-pd2", "BASE-DDP-6", "Write to an MR of another PD",
-        lambda c: [c.write(c.mr("pd2").stag, c.mr("pd2").addr, 16)], (1, 1, 0x02)),
-    Scn("write-below", "BASE-DDP-6", "Write starting 16 bytes below the MR (32 bytes)",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr - 16, 32)], (1, 1, 0x01)),
-    Scn("write-past-end", "BASE-DDP-6", "Write of 16 bytes at MR end - 8",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr + RW_LEN - 8, 16)], (1, 1, 0x01)),
-    Scn("write-far", "BASE-DDP-6", "Write 1 MiB past the MR start (beyond the guards)",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr + (1 << 20), 16)], (1, 1, 0x01)),
-    Scn("write-wrap", "BASE-DDP-6", "Write of 16 bytes at TO 2^64-8 (TO + length wraps)",
-        lambda c: [c.write(c.mr("rw").stag, WRAP_TO, 16)], (1, 1, 0x03)),
-    Scn("write-seg2-past-end", "BASE-DDP-3 BASE-DDP-6",
-        "a 2-segment Write whose first segment fits and second crosses the end",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr + RW_LEN - 100, 64, last=False),
-                   c.write(c.mr("rw").stag, c.mr("rw").addr + RW_LEN - 36, 64, k0=64)],
-        (1, 1, 0x01), maybe=("rw:%d:64" % (RW_LEN - 100),),
+    Scn("write-pd2", req="BASE-DDP-6", desc="Write to an MR of another PD",
+        build=lambda c: [c.write(c.mr("pd2").stag, c.mr("pd2").addr, 16)], code=(1, 1, 0x02)),
+    Scn("write-below", req="BASE-DDP-6", desc="Write starting 16 bytes below the MR (32 bytes)",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr - 16, 32)], code=(1, 1, 0x01)),
+    Scn("write-past-end", req="BASE-DDP-6", desc="Write of 16 bytes at MR end - 8",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr + RW_LEN - 8, 16)],
+        code=(1, 1, 0x01)),
+    Scn("write-far", req="BASE-DDP-6", desc="Write 1 MiB past the MR start (beyond the guards)",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr + (1 << 20), 16)],
+        code=(1, 1, 0x01)),
+    Scn("write-wrap", req="BASE-DDP-6", desc="Write of 16 bytes at TO 2^64-8 (TO + length wraps)",
+        build=lambda c: [c.write(c.mr("rw").stag, WRAP_TO, 16)], code=(1, 1, 0x03)),
+    Scn("write-seg2-past-end", req="BASE-DDP-3 BASE-DDP-6",
+        desc="a 2-segment Write whose first segment fits and second crosses the end",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr + RW_LEN - 100, 64, last=False),
+                         c.write(c.mr("rw").stag, c.mr("rw").addr + RW_LEN - 36, 64, k0=64)],
+        code=(1, 1, 0x01), maybe=("rw:%d:64" % (RW_LEN - 100),),
         why="the first segment is valid and may be placed (BASE-DDP-3)"),
     # ---- RDMA Read Request: RDMAP Remote Protection (source checks)
-    Scn("rreq-bad-stag", "BASE-RDMAP-4 BASE-RDMAP-8", "Read Request from an STag no region has",
-        lambda c: [c.rreq(BAD_STAG, c.mr("ro").addr, 16)], (0, 1, 0x00), hdrs="ddp+rdmap"),
-    Scn("rreq-dereg", "BASE-RDMAP-4 BASE-RDMAP-8", "Read Request from a deregistered STag",
-        lambda c: [c.rreq(c.mr("dereg").stag, c.mr("dereg").addr, 16)], (0, 1, 0x00),
+    Scn("rreq-bad-stag", req="BASE-RDMAP-4 BASE-RDMAP-8",
+        desc="Read Request from an STag no region has",
+        build=lambda c: [c.rreq(BAD_STAG, c.mr("ro").addr, 16)], code=(0, 1, 0x00),
         hdrs="ddp+rdmap"),
-    Scn("rreq-wo", "BASE-RDMAP-4 BASE-RDMAP-8", "Read Request from an MR without REMOTE_READ",
-        lambda c: [c.rreq(c.mr("wo").stag, c.mr("wo").addr, 16)], (0, 1, 0x02), hdrs="ddp+rdmap",
-        mpa="r2"),
-    Scn("rreq-none", "BASE-RDMAP-4 BASE-RDMAP-8", "Read Request from an MR without remote rights",
-        lambda c: [c.rreq(c.mr("none").stag, c.mr("none").addr, 16)], (0, 1, 0x02),
+    Scn("rreq-dereg", req="BASE-RDMAP-4 BASE-RDMAP-8", desc="Read Request from a deregistered STag",
+        build=lambda c: [c.rreq(c.mr("dereg").stag, c.mr("dereg").addr, 16)], code=(0, 1, 0x00),
         hdrs="ddp+rdmap"),
-    Scn("rreq-pd2", "BASE-RDMAP-4 BASE-RDMAP-8", "Read Request from an MR of another PD",
-        lambda c: [c.rreq(c.mr("pd2").stag, c.mr("pd2").addr, 16)], (0, 1, 0x03),
+    Scn("rreq-wo", req="BASE-RDMAP-4 BASE-RDMAP-8",
+        desc="Read Request from an MR without REMOTE_READ",
+        build=lambda c: [c.rreq(c.mr("wo").stag, c.mr("wo").addr, 16)], code=(0, 1, 0x02),
+        hdrs="ddp+rdmap", mpa="r2"),
+    Scn("rreq-none", req="BASE-RDMAP-4 BASE-RDMAP-8",
+        desc="Read Request from an MR without remote rights",
+        build=lambda c: [c.rreq(c.mr("none").stag, c.mr("none").addr, 16)], code=(0, 1, 0x02),
         hdrs="ddp+rdmap"),
-    Scn("rreq-below", "BASE-RDMAP-4", "Read Request of 16 bytes from 8 below the MR",
-        lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr - 8, 16)], (0, 1, 0x01),
+    Scn("rreq-pd2", req="BASE-RDMAP-4 BASE-RDMAP-8", desc="Read Request from an MR of another PD",
+        build=lambda c: [c.rreq(c.mr("pd2").stag, c.mr("pd2").addr, 16)], code=(0, 1, 0x03),
         hdrs="ddp+rdmap"),
-    Scn("rreq-past-end", "BASE-RDMAP-4", "Read Request of 16 bytes at MR end - 8",
-        lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr + RO_LEN - 8, 16)], (0, 1, 0x01),
+    Scn("rreq-below", req="BASE-RDMAP-4", desc="Read Request of 16 bytes from 8 below the MR",
+        build=lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr - 8, 16)], code=(0, 1, 0x01),
         hdrs="ddp+rdmap"),
-    Scn("rreq-wrap", "BASE-RDMAP-4", "Read Request of 16 bytes at TO 2^64-8",
-        lambda c: [c.rreq(c.mr("ro").stag, WRAP_TO, 16)], (0, 1, 0x04), hdrs="ddp+rdmap"),
-    Scn("rreq-ird-overflow", "BASE-RDMAP-5 AMB-18",
-        "IRD + 1 Read Requests of 1 MiB in one burst (IRD as the target's MPA Reply "
+    Scn("rreq-past-end", req="BASE-RDMAP-4", desc="Read Request of 16 bytes at MR end - 8",
+        build=lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr + RO_LEN - 8, 16)],
+        code=(0, 1, 0x01), hdrs="ddp+rdmap"),
+    Scn("rreq-wrap", req="BASE-RDMAP-4", desc="Read Request of 16 bytes at TO 2^64-8",
+        build=lambda c: [c.rreq(c.mr("ro").stag, WRAP_TO, 16)], code=(0, 1, 0x04),
+        hdrs="ddp+rdmap"),
+    Scn("rreq-ird-overflow", req="BASE-RDMAP-5 AMB-18",
+        desc="IRD + 1 Read Requests of 1 MiB in one burst (IRD as the target's MPA Reply "
         "states it; the peer asks ORD 4): the last finds every Response still going",
-        lambda c: [c.rreq(c.mr("big").stag, c.mr("big").addr, 1 << 20,
-                          sink_to=0x100000 * (i + 1), msn=i + 1)
-                   for i in range((c.ird or 4) + 1)],
-        (0, 2, 0x07), hdrs="ddp+rdmap", extra="read-resp*", wait=30, log_fpdus=20,
+        build=lambda c: [c.rreq(c.mr("big").stag, c.mr("big").addr, 1 << 20,
+                                sink_to=0x100000 * (i + 1), msn=i + 1)
+                         for i in range((c.ird or 4) + 1)],
+        code=(0, 2, 0x07), hdrs="ddp+rdmap", extra="read-resp*", wait=30, log_fpdus=20,
         why="a 1 MiB Response is not all with TCP microseconds after its Request, so "
         "the burst's last Request always finds the IRD full; the Terminate follows the "
         "Response FPDU in progress"),
     # ---- Read Request: DDP untagged (QN 1) errors
-    Scn("rreq-bad-msn", "BASE-DDP-4 BASE-DDP-5", "Read Request with MSN 0 (expected 1)",
-        lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, msn=0)], (1, 2, 0x03)),
-    Scn("rreq-bad-mo", "BASE-DDP-5", "Read Request with MO 4 (a single-segment message)",
-        lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, mo=4)], (1, 2, 0x04)),
-    Scn("rreq-bad-qn", "BASE-DDP-5 DIGEST 1.2", "Read Request opcode on QN 0",
-        lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, qn=0)], (1, 2, 0x01)),
+    Scn("rreq-bad-msn", req="BASE-DDP-4 BASE-DDP-5", desc="Read Request with MSN 0 (expected 1)",
+        build=lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, msn=0)], code=(1, 2, 0x03)),
+    Scn("rreq-bad-mo", req="BASE-DDP-5", desc="Read Request with MO 4 (a single-segment message)",
+        build=lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, mo=4)], code=(1, 2, 0x04)),
+    Scn("rreq-bad-qn", req="BASE-DDP-5 DIGEST 1.2", desc="Read Request opcode on QN 0",
+        build=lambda c: [c.rreq(c.mr("ro").stag, c.mr("ro").addr, 16, qn=0)], code=(1, 2, 0x01)),
     # ---- Send: DDP untagged buffer errors
-    Scn("send-no-recv", "BASE-DDP-5", "Send of 64 bytes with no receive posted",
-        lambda c: [c.send(64)], (1, 2, 0x02), recv=0),
-    Scn("send-no-recv-r1", "BASE-DDP-5 BASE-MPA-3", "send-no-recv over MPA Rev 1 without CRC",
-        lambda c: [c.send(64)], (1, 2, 0x02), recv=0, mpa="r1"),
-    Scn("send-too-long", "BASE-DDP-5 DEC-11", "Send of 128 bytes into a 64-byte receive",
-        lambda c: [c.send(128)], (1, 2, 0x05), recv_size=64, rwc="LOC_LEN_ERR"),
-    Scn("send-bad-qn", "BASE-DDP-5", "Send on QN 5",
-        lambda c: [c.send(64, qn=5)], (1, 2, 0x01)),
-    Scn("send-bad-msn", "BASE-DDP-4 BASE-DDP-5", "Send with MSN 0 (expected 1)",
-        lambda c: [c.send(64, msn=0)], (1, 2, 0x03)),
-    Scn("send-bad-mo", "BASE-DDP-5", "first Send segment with MO 8",
-        lambda c: [c.send(64, mo=8)], (1, 2, 0x04),
+    Scn("send-no-recv", req="BASE-DDP-5", desc="Send of 64 bytes with no receive posted",
+        build=lambda c: [c.send(64)], code=(1, 2, 0x02), recv=0),
+    Scn("send-no-recv-r1", req="BASE-DDP-5 BASE-MPA-3",
+        desc="send-no-recv over MPA Rev 1 without CRC",
+        build=lambda c: [c.send(64)], code=(1, 2, 0x02), recv=0, mpa="r1"),
+    Scn("send-too-long", req="BASE-DDP-5 DEC-11", desc="Send of 128 bytes into a 64-byte receive",
+        build=lambda c: [c.send(128)], code=(1, 2, 0x05), recv_size=64, rwc="LOC_LEN_ERR"),
+    Scn("send-bad-qn", req="BASE-DDP-5", desc="Send on QN 5",
+        build=lambda c: [c.send(64, qn=5)], code=(1, 2, 0x01)),
+    Scn("send-bad-msn", req="BASE-DDP-4 BASE-DDP-5", desc="Send with MSN 0 (expected 1)",
+        build=lambda c: [c.send(64, msn=0)], code=(1, 2, 0x03)),
+    Scn("send-bad-mo", req="BASE-DDP-5", desc="first Send segment with MO 8",
+        build=lambda c: [c.send(64, mo=8)], code=(1, 2, 0x04),
         why="TCP delivers in order: a message's first segment has MO 0"),
     # ---- versions and opcodes
-    Scn("write-bad-dv", "BASE-DDP-1 BASE-DDP-6", "Write with DDP version 2",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr, 16, dv=2)], (1, 1, 0x04),
+    Scn("write-bad-dv", req="BASE-DDP-1 BASE-DDP-6", desc="Write with DDP version 2",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr, 16, dv=2)], code=(1, 1, 0x04),
         hdrs="opt"),
-    Scn("send-bad-dv", "BASE-DDP-1 BASE-DDP-5", "Send with DDP version 0",
-        lambda c: [c.send(64, dv=0)], (1, 2, 0x06), hdrs="opt"),
-    Scn("send-bad-rv", "BASE-RDMAP-1", "Send with RDMAP version 0",
-        lambda c: [c.send(64, rv=0)], (0, 2, 0x05), hdrs="opt"),
-    Scn("write-rv2", "BASE-RDMAP-1 AMB-4 DEC-4", "Write with RDMAP version 2 (not negotiated)",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr, 16, rv=2)], (0, 2, 0x05),
+    Scn("send-bad-dv", req="BASE-DDP-1 BASE-DDP-5", desc="Send with DDP version 0",
+        build=lambda c: [c.send(64, dv=0)], code=(1, 2, 0x06), hdrs="opt"),
+    Scn("send-bad-rv", req="BASE-RDMAP-1", desc="Send with RDMAP version 0",
+        build=lambda c: [c.send(64, rv=0)], code=(0, 2, 0x05), hdrs="opt"),
+    Scn("write-rv2", req="BASE-RDMAP-1 AMB-4 DEC-4",
+        desc="Write with RDMAP version 2 (not negotiated)",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr, 16, rv=2)], code=(0, 2, 0x05),
         hdrs="opt"),
-    Scn("op-reserved", "BASE-RDMAP-1 DEC-1", "untagged opcode 0xF on QN 0",
-        lambda c: [c.send(64, op=0xF)], (0, 2, 0x06), hdrs="opt"),
-    Scn("op-imm-unneg", "DEC-1 DEC-4", "Immediate Data (0x8) without DEC-4 negotiation",
-        lambda c: [c.send(8, op=0x8)], (0, 2, 0x06), hdrs="opt"),
-    Scn("op-5bit-rv1", "DEC-1", "opcode 0x13 (Send with Immediate, v2) with RV 1",
-        lambda c: [c.send(64, op=0x13)], (0, 2, 0x06), hdrs="opt"),
-    Scn("send-tagged", "BASE-DDP-2 DIGEST 3.3", "a Send with the T bit set",
-        lambda c: [Msg("send", struct.pack(">HIQ", ctrl_word(True, True, 0x3),
-                                           c.mr("rw").stag, c.mr("rw").addr),
-                       payload=peer_bytes(0, 16), crc=c.crc)],
-        (0, 2, 0x06), hdrs="opt", why="DIGEST 3.3: the opcode fixes T"),
+    Scn("op-reserved", req="BASE-RDMAP-1 DEC-1", desc="untagged opcode 0xF on QN 0",
+        build=lambda c: [c.send(64, op=0xF)], code=(0, 2, 0x06), hdrs="opt"),
+    Scn("op-imm-unneg", req="DEC-1 DEC-4", desc="Immediate Data (0x8) without DEC-4 negotiation",
+        build=lambda c: [c.send(8, op=0x8)], code=(0, 2, 0x06), hdrs="opt"),
+    Scn("op-5bit-rv1", req="DEC-1", desc="opcode 0x13 (Send with Immediate, v2) with RV 1",
+        build=lambda c: [c.send(64, op=0x13)], code=(0, 2, 0x06), hdrs="opt"),
+    Scn("send-tagged", req="BASE-DDP-2 DIGEST 3.3", desc="a Send with the T bit set",
+        build=lambda c: [Msg("send", struct.pack(">HIQ", ctrl_word(True, True, 0x3),
+                                                 c.mr("rw").stag, c.mr("rw").addr),
+                             payload=peer_bytes(0, 16), crc=c.crc)],
+        code=(0, 2, 0x06), hdrs="opt", why="DIGEST 3.3: the opcode fixes T"),
     # ---- MPA
-    Scn("bad-crc", "BASE-MPA-4 BASE-MPA-9 AMB-5", "a Write to rw with its CRC inverted",
-        lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr, 16, corrupt=True)], (2, 0, 0x02),
-        hdrs="opt", maybe=("rw:0:16",),
+    Scn("bad-crc", req="BASE-MPA-4 BASE-MPA-9 AMB-5", desc="a Write to rw with its CRC inverted",
+        build=lambda c: [c.write(c.mr("rw").stag, c.mr("rw").addr, 16, corrupt=True)],
+        code=(2, 0, 0x02), hdrs="opt", maybe=("rw:0:16",),
         why="payload may be placed before the trailer is checked (rights were valid)"),
 ]
 SCN = {s.name: s for s in SCENARIOS}
@@ -921,10 +936,10 @@ def want_str(f, w):
     return str(w)
 
 
-def result_line(s, driver, verdict, obs):
+def result_line(name, req, driver, verdict, obs):
     keys = ["term", "layout", "flags", "hdrs", "seglen", "tddp", "tcrc", "extra", "after",
             "close", "close_how", "data", "guards", "qp", "event", "events", "rwc"]
-    return "RESULT %s %s %s " % (s.name, driver, verdict) + \
+    return 'RESULT %s %s %s req="%s" ' % (name, driver, verdict, req) + \
         " ".join("%s=%s" % (k, obs.get(k, "-")) for k in keys)
 
 
@@ -949,7 +964,7 @@ def cmd_table(out):
         note = (" (%s)" % s.why) if s.why else ""
         out("| %s | %s%s | %s | %s | %s | %s | %s |" % (
             s.name, s.desc, note, {"r2c": "Rev 2, CRC", "r2": "Rev 2", "r1": "Rev 1"}[s.mpa],
-            term, "-" if s.positive else s.hdrs, s.event, s.ids))
+            term, "-" if s.positive else s.hdrs, s.event, s.req))
     return 0
 
 
@@ -989,7 +1004,7 @@ def finish_target(obs, text):
 
 def report(s, driver, obs, out):
     verdict, bad, known = judge(s, obs, driver)
-    out(result_line(s, driver, verdict, obs))
+    out(result_line(s.name, s.req, driver, verdict, obs))
     if obs.get("hdr_probs"):
         out("  headers: %s" % obs["hdr_probs"])
     if obs.get("data_probs"):
@@ -1181,7 +1196,7 @@ def cmd_selftest(out):
     for s in SCENARIOS:
         if not s.positive and s.code not in CODE_NAMES:
             check("code of %s is named" % s.name, False, code_str(s.code))
-        if not s.ids:
+        if not s.req:
             check("%s cites requirements" % s.name, False)
     if fails:
         out("FAIL: %d check(s) failed: %s" % (len(fails), ", ".join(fails)))

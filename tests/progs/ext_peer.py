@@ -132,7 +132,9 @@ FetchAdd, or one Read with -r, and the peer answers it):
                                            SIW2-DEC-2) (COMMIT-HDR-*)
   ext_peer.py selftest                     the wire checks on built streams
 
-Prints "EXTPEER RESULT <scenario> PASS|FAIL <why>"; exit 0 on PASS.
+Prints "EXTPEER RESULT <scenario> PASS|FAIL <why>", ending with
+req="<IDs>" where the table names the requirement IDs the scenario or
+wire check asserts; exit 0 on PASS.
 """
 
 import os
@@ -147,34 +149,45 @@ import mpa_peer as mp  # noqa: E402
 CAP_V2, CAP_COMMIT, CAP_ACK = 0x4, 0x2, 0x1
 TIMEOUT = 10.0
 
-# name: (caps offered, expected Terminate (L, E, C) or None)
+
+class Case:
+    """A scenario's entry: the capability bits it offers (Initiator
+    scenarios), the Terminate it expects ((L, E, C), or None), and req, the
+    requirement IDs its verdict asserts: its RESULT line ends with them."""
+
+    def __init__(self, caps=0, term=None, req=""):
+        self.caps, self.term, self.req = caps, term, req
+
+
+V2C = CAP_V2 | CAP_COMMIT
 INITIATOR = {
-    "atomic-ok": (CAP_V2 | CAP_COMMIT, None),
-    "imm-len": (CAP_V2 | CAP_COMMIT, (0, 2, 0xFF)),          # EXT-IMM-12
-    "rv1-on-rv2": (CAP_V2 | CAP_COMMIT, (0, 2, 0x05)),       # EXT-ERR-5 V2-ERR-3
-    "rv2-on-rv1": (CAP_COMMIT, (0, 2, 0x05)),                # EXT-ERR-5
-    "v2op-on-rv1": (CAP_COMMIT, (0, 2, 0x06)),               # EXT-ERR-4
-    "ext-no-caps": (0, (0, 2, 0x06)),                        # EXT-ERR-4 EXT-GEN-1
-    "aop-reserved": (CAP_V2 | CAP_COMMIT, (0, 2, 0x06)),     # EXT-ATOMIC-13 EXT-ERR-4
-    "resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),      # EXT-ATOMIC-23
-    "atomic-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),  # EXT-ATOMIC-3
-    "atomic-bad-crc": (CAP_V2 | CAP_COMMIT, (2, 0, 0x02)),   # EXT-ORD-2
-    "commit-ok": (CAP_V2 | CAP_COMMIT, None),                 # COMMIT-HDR-4 COMMIT-HDR-6
-    "commit-zero": (CAP_V2 | CAP_COMMIT, None),               # DEC-12
-    "commit-tail": (CAP_V2 | CAP_COMMIT, None),               # AMB-14 COMMIT-VAL-2
-    "commit-no-caps": (CAP_V2, (0, 2, 0x06)),                 # COMMIT-DISC-2 COMMIT-ERR-2
-    "commit-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),   # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
-    "commit-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),     # COMMIT-ACC-1 DEC-10 COMMIT-ERR-2
-    "commit-resp-no-req": (CAP_V2 | CAP_COMMIT, (1, 2, 0x02)),  # DEC-8 COMMIT-ERR-2
-    "commit-log": (CAP_V2 | CAP_COMMIT, None),                # COMMIT-ATOM-2 SIW2-DEC-1
-    "commit-log-type": (CAP_V2 | CAP_COMMIT, None),           # SIW2-DEC-1 AMB-14 COMMIT-VAL-2
-    "commit-log-rsvd": (CAP_V2 | CAP_COMMIT, None),           # SIW2-DEC-1 AMB-14 COMMIT-VAL-2
-    "commit-log-misaligned": (CAP_V2 | CAP_COMMIT, (0, 2, 0x07)),  # SIW2-DEC-1 (EXT-ERR-6)
-    "commit-log-bad-stag": (CAP_V2 | CAP_COMMIT, (0, 1, 0x00)),    # SIW2-DEC-1 DEC-10
-    "commit-log-bounds": (CAP_V2 | CAP_COMMIT, (0, 1, 0x01)),      # SIW2-DEC-1 DEC-10
-    "commit-inval-mr": (CAP_V2 | CAP_COMMIT, (0, 2, 0x09)),        # DEC-20
-    "commit-not-durable": (CAP_V2 | CAP_COMMIT, None),             # SIW2-DEC-2 COMMIT-DUR-4
-    "commit-log-refused": (CAP_V2 | CAP_COMMIT, None),             # SIW2-DEC-1 COMMIT-ATOM-2
+    "atomic-ok": Case(V2C, req="EXT-ATOMIC-17 EXT-ATOMIC-18 EXT-ATOMIC-19 EXT-ATOMIC-26"),
+    "imm-len": Case(V2C, (0, 2, 0xFF), req="EXT-IMM-12 DEC-9 EXT-IMM-4 EXT-ERR-2"),
+    "rv1-on-rv2": Case(V2C, (0, 2, 0x05), req="EXT-ERR-5 V2-ERR-3 V2-HDR-1 EXT-ERR-2"),
+    "rv2-on-rv1": Case(CAP_COMMIT, (0, 2, 0x05), req="EXT-ERR-5"),
+    "v2op-on-rv1": Case(CAP_COMMIT, (0, 2, 0x06), req="EXT-ERR-4 DEC-1 V2-HDR-4"),
+    "ext-no-caps": Case(0, (0, 2, 0x06), req="EXT-GEN-1 EXT-ERR-4"),
+    "aop-reserved": Case(V2C, (0, 2, 0x06), req="EXT-ATOMIC-13 EXT-ERR-4 EXT-ERR-2"),
+    "resp-no-req": Case(V2C, (1, 2, 0x02), req="EXT-ATOMIC-23 DEC-8"),
+    "atomic-misaligned": Case(V2C, (0, 2, 0x07), req="EXT-ATOMIC-3 EXT-ERR-6"),
+    "atomic-bad-crc": Case(V2C, (2, 0, 0x02), req="EXT-ORD-2"),
+    "commit-ok": Case(V2C, req="COMMIT-HDR-1 COMMIT-HDR-4 COMMIT-HDR-6"),
+    "commit-zero": Case(V2C, req="DEC-12"),
+    "commit-tail": Case(V2C, req="AMB-14 COMMIT-VAL-2 COMMIT-HDR-6"),
+    "commit-no-caps": Case(CAP_V2, (0, 2, 0x06), req="COMMIT-DISC-2 COMMIT-ERR-2"),
+    "commit-bad-stag": Case(V2C, (0, 1, 0x00), req="COMMIT-ACC-1 DEC-10 COMMIT-ERR-2"),
+    "commit-bounds": Case(V2C, (0, 1, 0x01), req="COMMIT-ACC-1 DEC-10 COMMIT-ERR-2"),
+    "commit-resp-no-req": Case(V2C, (1, 2, 0x02), req="DEC-8 COMMIT-ERR-2"),
+    "commit-log": Case(V2C, req="COMMIT-ATOM-2 SIW2-DEC-1"),
+    "commit-log-type": Case(V2C, req="SIW2-DEC-1 AMB-14 COMMIT-VAL-2 COMMIT-ATOM-2"),
+    "commit-log-rsvd": Case(V2C, req="SIW2-DEC-1 AMB-14 COMMIT-VAL-2 COMMIT-ATOM-2"),
+    # 0/2/0x07 as EXT-ERR-6 has it for an atomic
+    "commit-log-misaligned": Case(V2C, (0, 2, 0x07), req="SIW2-DEC-1 COMMIT-ATOM-2"),
+    "commit-log-bad-stag": Case(V2C, (0, 1, 0x00), req="SIW2-DEC-1 DEC-10 COMMIT-ATOM-2"),
+    "commit-log-bounds": Case(V2C, (0, 1, 0x01), req="SIW2-DEC-1 DEC-10 COMMIT-ATOM-2"),
+    "commit-inval-mr": Case(V2C, (0, 2, 0x09), req="DEC-20"),
+    "commit-not-durable": Case(V2C, req="SIW2-DEC-2 COMMIT-DUR-4 COMMIT-ERR-3"),
+    "commit-log-refused": Case(V2C, req="SIW2-DEC-1 COMMIT-ATOM-2"),
 }
 # commit scenario: (length, STag (0: the window's, None: 0, "bad": none,
 # "ram": siw2_commit's ram window), TO offset, extra octets (None: the
@@ -213,12 +226,18 @@ LOG = {
 }
 GUARD_OFF = 64          # siw2_ext_proto.h SIW2_EXT_GUARD_OFF
 RESPONDER = {
-    "resp-ok": None,
-    "resp-msn": (1, 2, 0x03),        # EXT-ATOMIC-23
-    "resp-reqid": (0, 2, 0x07),      # EXT-ATOMIC-23 EXT-ATOMIC-18
-    "read-v2-ok": None,              # V2-QN-1 V2-READ-1/2/3/5
-    "read-v2-long": (1, 2, 0x05),    # V2-QN-1 V2-READ-2/3 V2-ERR-2
-    "commit-status": None,           # COMMIT-ERR-3 DEC-13
+    "resp-ok": Case(),
+    "resp-msn": Case(term=(1, 2, 0x03), req="EXT-ATOMIC-23 DEC-8 EXT-ERR-2"),
+    "resp-reqid": Case(term=(0, 2, 0x07), req="EXT-ATOMIC-23 EXT-ATOMIC-18"),
+    "read-v2-ok": Case(req="V2-QN-1 V2-READ-1 V2-READ-2 V2-READ-3 V2-READ-5"),
+    "read-v2-long": Case(term=(1, 2, 0x05), req="V2-QN-1 V2-READ-2 V2-READ-3 V2-ERR-2 DEC-8"),
+    "commit-status": Case(req="COMMIT-ERR-3 DEC-13"),
+}
+# The checks of captured connections (wire, commit-wire).
+CHECKS = {
+    "wire": Case(req="EXT-ATOMIC-14 V2-IMM-10"),
+    "wire-rv2": Case(req="EXT-IMM-9 V2-IMM-7 EXT-ATOMIC-20"),
+    "commit-wire": Case(req="COMMIT-HDR-1..7 COMMIT-QUEUE-1 SIW2-DEC-1 SIW2-DEC-2"),
 }
 
 
@@ -227,8 +246,16 @@ def out(msg):
 
 
 def result(name, ok, why):
-    out("RESULT %s %s %s" % (name, "PASS" if ok else "FAIL", why))
+    """The verdict line, then exit (0 on PASS).  A scenario's or a wire
+    check's line ends with req="ID ...": what its table entry asserts."""
+    case = INITIATOR.get(name) or RESPONDER.get(name) or CHECKS.get(name)
+    out(result_line(name, ok, why, case.req if case else ""))
     sys.exit(0 if ok else 1)
+
+
+def result_line(name, ok, why, req):
+    line = "RESULT %s %s %s" % (name, "PASS" if ok else "FAIL", why)
+    return line + ' req="%s"' % req if req else line
 
 
 def win_u64(off):
@@ -326,7 +353,7 @@ def connect_mpa(host, port, caps, crc=False):
 
 
 def run(name, host, port):
-    caps, want = INITIATOR[name]
+    caps, want = INITIATOR[name].caps, INITIATOR[name].term
     crc = name == "atomic-bad-crc"
     conn, rep = connect_mpa(host, int(port), caps, crc)
     if crc and not rep["C"]:
@@ -334,9 +361,10 @@ def run(name, host, port):
     shared = caps & rep["caps"] & (CAP_V2 | CAP_COMMIT)
     # EXT-GEN-1: the extensions are agreed through siw2's MPA capability bits.
     if caps and rep["caps"] != (caps | CAP_ACK):
-        result(name, False, "reply caps 0x%x, expected 0x%x" % (rep["caps"], caps | CAP_ACK))
+        result(name, False, "EXT-GEN-1: reply caps 0x%x, expected 0x%x" %
+               (rep["caps"], caps | CAP_ACK))
     if not caps and rep["caps"]:
-        result(name, False, "reply caps 0x%x to a Request without" % rep["caps"])
+        result(name, False, "EXT-GEN-1: reply caps 0x%x to a Request without" % rep["caps"])
     rv = 2 if shared & CAP_V2 else 1
     hello = rep["pd"][4:]
     addr, rkey = struct.unpack("<QI", hello[:12])
@@ -429,7 +457,7 @@ def run(name, host, port):
 
 
 def serve(name, port):
-    want = RESPONDER[name]
+    want = RESPONDER[name].term
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("0.0.0.0", int(port)))
@@ -569,6 +597,48 @@ def wire_problems(client):
                              len(msgs), empty)
 
 
+def rv2_wire_problems(client, server):
+    """What a captured RV 2 connection with every extension message breaks,
+    seen from outside siw2: EXT-IMM-9 (Immediate Data messages are untagged
+    on QN 0), V2-IMM-7 (a Send with Immediate in several FPDUs has L only
+    on its last, which holds the immediate) and EXT-ATOMIC-20 (Atomic
+    Responses are untagged on QN 3).  Returns (problems, summary)."""
+    probs = []
+    cf, sf = stream_fpdus(client), stream_fpdus(server)
+    imm = [d for d in cf if d.get("op") in (0x8, 0x9)]
+    for d in imm:
+        if d.get("T") or d.get("qn") != 0:
+            probs.append("EXT-IMM-9: Immediate Data (opcode 0x%x) T=%d QN %s, want "
+                         "untagged on QN 0" % (d["op"], d.get("T", 0), d.get("qn")))
+            break
+    if not imm:
+        probs.append("EXT-IMM-9: no Immediate Data message on the wire")
+    msgs = {}
+    for d in cf:
+        if not d.get("T") and d.get("qn") == 0 and d.get("op") in (0x13, 0x14, 0x15, 0x16):
+            msgs.setdefault(d["msn"], []).append(d)
+    multi = [(msn, segs) for msn, segs in sorted(msgs.items()) if len(segs) > 1]
+    for msn, segs in multi:
+        flags = [d["L"] for d in segs]
+        if flags != [0] * (len(segs) - 1) + [1] or segs[-1]["payload"] < 8:
+            probs.append("V2-IMM-7: Send with Immediate MSN %d in %d FPDUs has L %s, want "
+                         "L only on the last, which holds the immediate" %
+                         (msn, len(segs), "".join(str(f) for f in flags)))
+    if not multi:
+        probs.append("V2-IMM-7: no Send with Immediate in several FPDUs on the wire")
+    resp = [d for d in sf if d.get("op") == 0xB]
+    for d in resp:
+        if d.get("T") or d.get("qn") != 3:
+            probs.append("EXT-ATOMIC-20: Atomic Response T=%d QN %s, want untagged on QN 3"
+                         % (d.get("T", 0), d.get("qn")))
+            break
+    if not resp:
+        probs.append("EXT-ATOMIC-20: no Atomic Response on the wire")
+    return probs, "%d FPDUs, %d Immediate Data, %d Sends with Immediate (%d in several "         "FPDUs, up to %d), %d Atomic Responses" % (
+            len(cf) + len(sf), len(imm), len(msgs), len(multi),
+            max([len(s) for _, s in multi] or [0]), len(resp))
+
+
 def commit_wire_problems(client, server, rv=2, statuses=(0,)):
     """What a captured siw2_commit connection breaks: every FPDU's CRC,
     and the Commit Requests (client) and Responses (server) of
@@ -644,6 +714,16 @@ def commit_wire(path, statuses="0"):
     result("commit-wire", not probs, summary)
 
 
+def wire_rv2(path):
+    with open(path) as f:
+        client, server = follow_streams(f.read())
+    probs, summary = rv2_wire_problems(client, server)
+    for p in probs:
+        out("wire-rv2: " + p)
+    # EXT-IMM-9, V2-IMM-7, EXT-ATOMIC-20: what rv2_wire_problems() found.
+    result("wire-rv2", not probs, summary)
+
+
 def wire(path):
     with open(path) as f:
         client, _ = follow_streams(f.read())
@@ -683,6 +763,38 @@ def selftest():
         probs, summary = wire_problems(stream(fpdus))
         ok = (len(probs) == 0) == (nbad == 0)
         print("%s wire %s: %s" % ("ok  " if ok else "FAIL", name, "; ".join(probs) or summary))
+        fails += not ok
+
+    def immd(msn, op=0x8):
+        return mp.ddp_untagged(op, 0, msn, 0, rv=2) + bytes(8)
+
+    def aresp(qn):
+        return mp.ddp_untagged(0xB, qn, 1, 0, rv=2) + bytes(20)
+
+    srep = mp.build_rr(mp.KEY_REP, rev=2, s=1, caps=CAP_V2 | CAP_ACK, pd=mp.enh_data(16, 16))
+    rgood = [immd(1), simm(2, bytes(100), last=False), simm(2, bytes(108), mo=100)]
+    # (name, client ULPDUs, server ULPDUs, the rule a problem must name or None)
+    rcases = [
+        ("right", rgood, [aresp(3)], None),
+        ("Immediate Data on QN 1", [mp.ddp_untagged(0x8, 1, 1, 0, rv=2) + bytes(8)] + rgood[1:],
+         [aresp(3)], "EXT-IMM-9"),
+        ("no Immediate Data", rgood[1:], [aresp(3)], "EXT-IMM-9"),
+        ("L on the first segment too",
+         rgood[:1] + [simm(2, bytes(100)), simm(2, bytes(108), mo=100)], [aresp(3)], "V2-IMM-7"),
+        ("L on no segment",
+         rgood[:1] + [simm(2, bytes(100), last=False), simm(2, bytes(108), mo=100, last=False)],
+         [aresp(3)], "V2-IMM-7"),
+        ("no Send with Immediate in several FPDUs", rgood[:1] + [simm(2, bytes(8))],
+         [aresp(3)], "V2-IMM-7"),
+        ("an Atomic Response on QN 1", rgood, [aresp(1)], "EXT-ATOMIC-20"),
+        ("no Atomic Response", rgood, [], "EXT-ATOMIC-20"),
+    ]
+    for name, cu, su, rule in rcases:
+        ss = srep + b"".join(mp.build_fpdu(u, crc=False) for u in su)
+        probs, summary = rv2_wire_problems(stream(cu), ss)
+        ok = not probs if rule is None else any(p.startswith(rule + ":") for p in probs)
+        print("%s wire-rv2 %s: %s" % ("ok  " if ok else "FAIL", name,
+                                       "; ".join(probs) or summary))
         fails += not ok
     def creq(msn, req_id, inval=0, extra=b""):
         u = commit_req(2, msn, req_id, 0x100, 64, 0, extra)
@@ -740,6 +852,8 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "wire":
         wire(argv[2])
+    if len(argv) == 3 and argv[1] == "wire-rv2":
+        wire_rv2(argv[2])
     if len(argv) in (3, 4) and argv[1] == "commit-wire":
         commit_wire(*argv[2:])
     if len(argv) == 2 and argv[1] == "selftest":

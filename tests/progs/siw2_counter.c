@@ -184,7 +184,7 @@ static void server(void)
 	 * atomically against the CPU's (EXT-ATOMIC-12, EXT-ATOMIC-25).
 	 */
 	if (opt.expected >= 0 && v != (uint64_t)opt.expected)
-		fail("counter %" PRIu64 ", expected %lld (%d connections, %ld local increments)",
+		fail("counter %" PRIu64 ", expected %lld (%d connections, %ld local increments) [EXT-ATOMIC-12 EXT-ATOMIC-25]",
 		     v, opt.expected, accepted, opt.local_incs);
 	printf("COUNTER OK side=server value=%" PRIu64 " conns=%d local_incs=%ld\n",
 	       v, accepted, opt.local_incs);
@@ -341,7 +341,7 @@ static void client(void)
 				 * order (EXT-ATOMIC-15/16/24, EXT-ORD-7, EXT-ORD-T12).
 				 */
 				if (c[q].any && v <= c[q].last)
-					fail("QP %d: original value %" PRIu64 " after %" PRIu64,
+					fail("QP %d: original value %" PRIu64 " after %" PRIu64 " [EXT-ATOMIC-15/16/24 EXT-ORD-7 EXT-ORD-T12]",
 					     q, v, c[q].last);
 				c[q].last = v;
 				c[q].any = true;

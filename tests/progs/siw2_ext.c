@@ -539,8 +539,13 @@ static uint32_t seq;	/* reports the server made so far */
 static struct wc early;
 static bool have_early;
 
-/* The next report; the checks are the caller's. */
-static void get_report(struct siw2_ext_report *out, const char *step)
+/*
+ * The next report, numbered as the next receive the server consumed
+ * (@req, or NULL: the requirement IDs that check asserts); the other
+ * checks are the caller's.
+ */
+static void get_report(struct siw2_ext_report *out, const char *step,
+		       const char *req)
 {
 	struct wc w;
 
@@ -558,7 +563,8 @@ static void get_report(struct siw2_ext_report *out, const char *step)
 	memcpy(out, buf + RPT_OFF + w.wr_id * 256, sizeof(*out));
 	post_recv(w.wr_id, buf + RPT_OFF + w.wr_id * 256, 256);
 	if (out->seq != ++seq)
-		fail("%s: report %u, expected %u", step, out->seq, seq);
+		fail("%s: report %u, expected %u%s%s%s", step, out->seq, seq,
+		     req ? " [" : "", req ? req : "", req ? "]" : "");
 }
 
 /* Wait for the completion of send work request @wr_id, successful. */
@@ -580,17 +586,19 @@ static void get_send(uint64_t wr_id, enum ibv_wc_opcode op, const char *step)
 		     wr_id, op);
 }
 
+/* @req: the requirement IDs the caller's check asserts. */
 static void check_report(const struct siw2_ext_report *r, const char *step,
-			 uint32_t opcode, uint32_t len, uint64_t imm64)
+			 const char *req, uint32_t opcode, uint32_t len,
+			 uint64_t imm64)
 {
 	if (r->status || r->opcode != opcode || r->byte_len != len ||
 	    !(r->wc_flags & IBV_WC_WITH_IMM) ||
 	    r->imm_data != htobe32(imm64 >> 32) || r->imm64 != imm64 ||
 	    !r->data_ok)
-		fail("%s: server saw status %u opcode %u len %u flags 0x%x imm 0x%08x imm64 0x%016" PRIx64 " data_ok %u; expected opcode %u len %u imm64 0x%016" PRIx64,
+		fail("%s: server saw status %u opcode %u len %u flags 0x%x imm 0x%08x imm64 0x%016" PRIx64 " data_ok %u; expected opcode %u len %u imm64 0x%016" PRIx64 " [%s]",
 		     step, r->status, r->opcode, r->byte_len, r->wc_flags,
 		     be32toh(r->imm_data), (uint64_t)r->imm64, r->data_ok,
-		     opcode, len, imm64);
+		     opcode, len, imm64, req);
 }
 
 static void fill(uint8_t *p, uint32_t len, uint32_t s)
@@ -636,10 +644,10 @@ static void step_write_imm(void)
 	if (rc)
 		fail("write-imm: ibv_post_send: %s", strerror(rc));
 	get_send(1, IBV_WC_RDMA_WRITE, "write-imm");
-	get_report(&r, "write-imm");
+	get_report(&r, "write-imm", NULL);
 	/* EXT-IMM-1, EXT-IMM-2: the ULP's immediate, with the peer's completion. */
-	check_report(&r, "write-imm", IBV_WC_RECV_RDMA_WITH_IMM, 0,
-		     0x1122334400000000ULL);
+	check_report(&r, "write-imm", "EXT-IMM-1 EXT-IMM-2",
+		     IBV_WC_RECV_RDMA_WITH_IMM, 0, 0x1122334400000000ULL);
 	sge.addr = (uintptr_t)buf + 2000;
 	if (post_read(2, 4096, &sge, 1))
 		fail_errno("write-imm: read back");
@@ -670,9 +678,9 @@ static void step_imm_only(void)
 	ibv_wr_set_sge_list(qpx, 0, NULL);
 	wr_end("imm-only", 0);
 	get_send(3, IBV_WC_RDMA_WRITE, "imm-only");
-	get_report(&r, "imm-only");
 	/* EXT-IMM-7: one receive (the next report number), 0 octets. */
-	check_report(&r, "imm-only", IBV_WC_RECV_RDMA_WITH_IMM, 0,
+	get_report(&r, "imm-only", "EXT-IMM-7");
+	check_report(&r, "imm-only", "EXT-IMM-7", IBV_WC_RECV_RDMA_WITH_IMM, 0,
 		     0xcafe000100000000ULL);
 	pass("imm-only");
 
@@ -684,10 +692,10 @@ static void step_imm_only(void)
 	ibv_wr_set_sge_list(qpx, 0, NULL);
 	wr_end("imm64", 0);
 	get_send(4, IBV_WC_RDMA_WRITE, "imm64");
-	get_report(&r, "imm64");
+	get_report(&r, "imm64", "EXT-IMM-7");
 	/* EXT-IMM-2: all 8 octets the ULP gave. */
-	check_report(&r, "imm64", IBV_WC_RECV_RDMA_WITH_IMM, 0,
-		     0x0102030405060708ULL);
+	check_report(&r, "imm64", "EXT-IMM-2 EXT-IMM-7",
+		     IBV_WC_RECV_RDMA_WITH_IMM, 0, 0x0102030405060708ULL);
 	pass("imm64");
 }
 
@@ -731,12 +739,13 @@ static void step_send_imm(void)
 			fail("send-imm %u: ibv_post_send: %s", lens[i],
 			     strerror(rc));
 		get_send(10 + i, IBV_WC_SEND, "send-imm");
-		get_report(&r, "send-imm");
+		get_report(&r, "send-imm", NULL);
 		/*
 		 * A receive of QN 0 like a Send's, payload checked, the 8 octets
 		 * with its completion (V2-HDR-5, V2-IMM-1, V2-IMM-6, V2-IMM-9).
 		 */
-		check_report(&r, "send-imm", IBV_WC_RECV, lens[i],
+		check_report(&r, "send-imm", "V2-IMM-1 V2-IMM-6 V2-IMM-9",
+			     IBV_WC_RECV, lens[i],
 			     (uint64_t)(0xa5a50000 + i) << 32);
 	}
 	pass("send-imm");
@@ -749,10 +758,10 @@ static void step_send_imm(void)
 	ibv_wr_set_inline_data(qpx, data, sizeof(data));
 	wr_end("send-imm64", 0);
 	get_send(20, IBV_WC_SEND, "send-imm64");
-	get_report(&r, "send-imm64");
+	get_report(&r, "send-imm64", NULL);
 	/* V2-IMM-2, V2-IMM-9: the ULP's 8 octets, outcome at completion. */
-	check_report(&r, "send-imm64", IBV_WC_RECV, sizeof(data),
-		     0xfedcba9876543210ULL);
+	check_report(&r, "send-imm64", "V2-IMM-2 V2-IMM-9", IBV_WC_RECV,
+		     sizeof(data), 0xfedcba9876543210ULL);
 	pass("send-imm64");
 }
 
@@ -786,7 +795,8 @@ static void step_read(void)
 		for (i = 0; i < sg[k].length; i++, o++)
 			if (((uint8_t *)(uintptr_t)sg[k].addr)[i] !=
 			    siw2_ext_byte(off + o, 0))
-				fail("read: sink %u octet %u differs", k, i);
+				fail("read: sink %u octet %u differs%s", k, i,
+				     opt.read_v2 ? " [V2-READ-3]" : "");
 	pass(opt.read_v2 ? "read-v2-3sge" : "read-1sge");
 }
 
@@ -880,19 +890,20 @@ static void step_atomics(void)
 	 * the sink at completion (EXT-ATOMIC-1, EXT-ATOMIC-22, EXT-ORD-6).
 	 */
 	seed(0, 41);
-	expect("FetchAdd original", atomic_post(IBV_WR_ATOMIC_FETCH_AND_ADD, 0,
-						1, 0, IBV_WC_FETCH_ADD), 41);
-	expect("FetchAdd result", peek(0), 42);
+	expect("FetchAdd original [EXT-ATOMIC-1 EXT-ATOMIC-22 EXT-ORD-6]",
+	       atomic_post(IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 1, 0,
+			   IBV_WC_FETCH_ADD), 41);
+	expect("FetchAdd result [EXT-ATOMIC-1]", peek(0), 42);
 	seed(8, ~0ULL);
 	expect("FetchAdd wrap original",
 	       atomic_post(IBV_WR_ATOMIC_FETCH_AND_ADD, 8, 2, 0,
 			   IBV_WC_FETCH_ADD), ~0ULL);
 	expect("FetchAdd wrap result", peek(8), 1);
 	seed(16, 7);
-	expect("CmpSwap match original",
+	expect("CmpSwap match original [EXT-ATOMIC-1 EXT-ATOMIC-22 EXT-ORD-6]",
 	       atomic_post(IBV_WR_ATOMIC_CMP_AND_SWP, 16, 7, 99,
 			   IBV_WC_COMP_SWAP), 7);
-	expect("CmpSwap match result", peek(16), 99);
+	expect("CmpSwap match result [EXT-ATOMIC-1]", peek(16), 99);
 	seed(24, 7);
 	expect("CmpSwap mismatch original",
 	       atomic_post(IBV_WR_ATOMIC_CMP_AND_SWP, 24, 8, 99,
@@ -1027,11 +1038,16 @@ static uint8_t *ord_u64(bool expected, uint64_t v)
 	return p;
 }
 
-/* Append a work request with @len octets at @local (0: no SGE). */
-static struct ibv_send_wr *ord_add(enum ibv_wr_opcode op, uint8_t *local,
-				   uint32_t len, enum ibv_wc_opcode wc,
-				   const char *what, const char *ids,
-				   const uint8_t *want)
+/*
+ * Append a work request with @len octets at @local (0: no SGE), and what
+ * ord_done() expects of its completion: opcode @wc, the sink holding @want
+ * (NULL: not checked); @ids, the requirement IDs that check asserts.
+ */
+static struct ibv_send_wr *ord_expect_wr(enum ibv_wr_opcode op,
+					 uint8_t *local, uint32_t len,
+					 enum ibv_wc_opcode wc,
+					 const char *what, const char *ids,
+					 const uint8_t *want)
 {
 	struct ibv_send_wr *w = &ord[nord].wr;
 
@@ -1053,9 +1069,14 @@ static struct ibv_send_wr *ord_add(enum ibv_wr_opcode op, uint8_t *local,
 	return w;
 }
 
-/* The message also consumes a server receive: its report number. */
-static uint32_t ord_msg(const char *what, const char *ids, uint32_t opcode,
-			uint32_t len, bool imm, uint32_t imm32)
+/*
+ * The message also consumes a server receive: what ord_report() expects
+ * of the receive in its place (@ids, the requirement IDs that check
+ * asserts). Returns its report number.
+ */
+static uint32_t ord_expect_recv(const char *what, const char *ids,
+				uint32_t opcode, uint32_t len, bool imm,
+				uint32_t imm32)
 {
 	omsg[nomsg].what = what;
 	omsg[nomsg].ids = ids;
@@ -1119,7 +1140,7 @@ static void ord_done(const struct wc *w, int k)
 	const uint8_t *got = (const uint8_t *)(uintptr_t)ord[k].sge.addr;
 
 	if (w->wr_id != ORD_WR0 + (uint64_t)k)
-		fail("order: requester completion %d is wr_id %" PRIu64 ", expected %d (%s): send queue completions out of posting order [BASE-RDMAP-6 EXT-ATOMIC-24]",
+		fail("order: requester completion %d is wr_id %" PRIu64 ", expected %d (%s): send queue completions out of posting order [BASE-RDMAP-6 EXT-ATOMIC-24 EXT-IMM-13 V2-IMM-5]",
 		     k + 1, w->wr_id, ORD_WR0 + k, ord[k].what);
 	if (w->status != IBV_WC_SUCCESS || w->opcode != ord[k].op)
 		fail("order: %s: status %s opcode %u, expected success %u",
@@ -1182,128 +1203,135 @@ static void step_order(void)
 
 	/* The plan, filled in below once the report numbers are known. */
 	pl = (void *)ord_mem(obuf, &obump, sizeof(*pl));
-	ord_add(IBV_WR_SEND, (uint8_t *)pl, sizeof(*pl), IBV_WC_SEND,
-		"plan Send", "", NULL);
-	ord_msg("the plan (a Send)", "BASE-RDMAP-6", IBV_WC_RECV,
-		sizeof(*pl), false, 0);
+	ord_expect_wr(IBV_WR_SEND, (uint8_t *)pl, sizeof(*pl), IBV_WC_SEND,
+		      "plan Send", "", NULL);
+	ord_expect_recv("the plan (a Send)", "BASE-RDMAP-6", IBV_WC_RECV,
+			sizeof(*pl), false, 0);
 
 	/* A long Write, then a Send with Immediate: placed before it completes. */
-	w = ord_add(IBV_WR_RDMA_WRITE, ord_pattern(false, 150000, 211), 150000,
-		    IBV_WC_RDMA_WRITE, "Write of 150000 octets", "", NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE,
+			  ord_pattern(false, 150000, 211), 150000,
+			  IBV_WC_RDMA_WRITE, "Write of 150000 octets", "", NULL);
 	ord_remote(w, peer.addr + wo0, peer.rkey);
-	w = ord_add(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
-		    "Send with Immediate of 1000 octets", "", NULL);
-	s1 = ord_msg("Send with Immediate, 1000 octets, after a Write",
-		     "BASE-RDMAP-6", IBV_WC_RECV, 1000, true, 0x0e0f0001);
+	w = ord_expect_wr(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
+			  "Send with Immediate of 1000 octets", "", NULL);
+	s1 = ord_expect_recv("Send with Immediate, 1000 octets, after a Write",
+			     "BASE-RDMAP-6 V2-IMM-5", IBV_WC_RECV, 1000, true,
+			     0x0e0f0001);
 	ord_payload(w, 1000, s1);
 	w->imm_data = htobe32(0x0e0f0001);
 
 	/* Write with Immediate: the Immediate Data completes after the data. */
-	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, ord_pattern(false, 100000, 212),
-		    100000, IBV_WC_RDMA_WRITE, "Write with Immediate", "", NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE_WITH_IMM,
+			  ord_pattern(false, 100000, 212), 100000,
+			  IBV_WC_RDMA_WRITE, "Write with Immediate", "", NULL);
 	ord_remote(w, peer.addr + wo3, peer.rkey);
 	w->imm_data = htobe32(0x0e0f0003);
-	s3 = ord_msg("Write with Immediate, 100000 octets", "EXT-ORD-T6",
-		     IBV_WC_RECV_RDMA_WITH_IMM, 0, true, 0x0e0f0003);
+	s3 = ord_expect_recv("Write with Immediate, 100000 octets",
+			     "EXT-ORD-T6 EXT-IMM-1 EXT-IMM-8 EXT-IMM-13",
+			     IBV_WC_RECV_RDMA_WITH_IMM, 0, true, 0x0e0f0003);
 
 	/* Immediate Data alone, a Send, Immediate Data alone. */
-	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
-		    "Immediate Data", "", NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
+			  "Immediate Data", "", NULL);
 	ord_remote(w, peer.addr + wo3, peer.rkey);
 	w->imm_data = htobe32(0x0e0f0004);
-	ord_msg("Immediate Data after a Write with Immediate",
-		"EXT-ORD-T5 EXT-IMM-11", IBV_WC_RECV_RDMA_WITH_IMM, 0, true,
-		0x0e0f0004);
-	w = ord_add(IBV_WR_SEND, NULL, 0, IBV_WC_SEND, "Send of 2000 octets",
-		    "", NULL);
-	k = ord_msg("Send, 2000 octets, after Immediate Data",
-		    "EXT-ORD-T1 V2-ORD-T1", IBV_WC_RECV, 2000, false, 0);
+	ord_expect_recv("Immediate Data after a Write with Immediate",
+			"EXT-ORD-T5 EXT-IMM-11 EXT-IMM-8 EXT-IMM-13",
+			IBV_WC_RECV_RDMA_WITH_IMM, 0, true, 0x0e0f0004);
+	w = ord_expect_wr(IBV_WR_SEND, NULL, 0, IBV_WC_SEND,
+			  "Send of 2000 octets", "", NULL);
+	k = ord_expect_recv("Send, 2000 octets, after Immediate Data",
+			    "EXT-ORD-T1 V2-ORD-T1 EXT-IMM-13", IBV_WC_RECV, 2000,
+			    false, 0);
 	ord_payload(w, 2000, k);
-	w = ord_add(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
-		    "Immediate Data", "", NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE_WITH_IMM, NULL, 0, IBV_WC_RDMA_WRITE,
+			  "Immediate Data", "", NULL);
 	ord_remote(w, peer.addr + wo3, peer.rkey);
 	w->imm_data = htobe32(0x0e0f0006);
-	ord_msg("Immediate Data after a Send",
-		"EXT-ORD-T5 EXT-IMM-11 V2-ORD-T3", IBV_WC_RECV_RDMA_WITH_IMM,
-		0, true, 0x0e0f0006);
+	ord_expect_recv("Immediate Data after a Send",
+			"EXT-ORD-T5 EXT-IMM-11 V2-ORD-T3 EXT-IMM-8 EXT-IMM-13",
+			IBV_WC_RECV_RDMA_WITH_IMM, 0, true, 0x0e0f0006);
 
 	/* Sends with Immediate of 0 and 60000 octets, then a Read of the latter. */
-	w = ord_add(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
-		    "Send with Immediate of 0 octets", "", NULL);
+	w = ord_expect_wr(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
+			  "Send with Immediate of 0 octets", "", NULL);
 	w->imm_data = htobe32(0x0e0f0007);
-	ord_msg("Send with Immediate, 0 octets, after Immediate Data",
-		"V2-ORD-T3 V2-IMM-10", IBV_WC_RECV, 0, true, 0x0e0f0007);
-	w = ord_add(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
-		    "Send with Immediate of 60000 octets", "", NULL);
+	ord_expect_recv("Send with Immediate, 0 octets, after Immediate Data",
+			"V2-ORD-T3 V2-IMM-10 V2-IMM-5", IBV_WC_RECV, 0, true,
+			0x0e0f0007);
+	w = ord_expect_wr(IBV_WR_SEND_WITH_IMM, NULL, 0, IBV_WC_SEND,
+			  "Send with Immediate of 60000 octets", "", NULL);
 	w->imm_data = htobe32(0x0e0f0008);
-	s8 = ord_msg("Send with Immediate, 60000 octets",
-		     "V2-ORD-T3", IBV_WC_RECV, 60000, true, 0x0e0f0008);
+	s8 = ord_expect_recv("Send with Immediate, 60000 octets",
+			     "V2-ORD-T3 V2-IMM-5", IBV_WC_RECV, 60000, true,
+			     0x0e0f0008);
 	ord_payload(w, 60000, s8);
-	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 4096), 4096,
-		    IBV_WC_RDMA_READ,
-		    "Read of the Send with Immediate's receive buffer",
-		    "V2-ORD-T2", ord_pattern(true, 4096, s8));
+	w = ord_expect_wr(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 4096), 4096,
+			  IBV_WC_RDMA_READ,
+			  "Read of the Send with Immediate's receive buffer",
+			  "V2-ORD-T2", ord_pattern(true, 4096, s8));
 	ord_remote(w, ord_rbuf(s8), peer.rbuf_rkey);
 
 	/* A Write, FetchAdds and Reads of one u64. */
-	w = ord_add(IBV_WR_RDMA_WRITE, ord_u64(false, x0), 8, IBV_WC_RDMA_WRITE,
-		    "Write of the counter", "", NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE, ord_u64(false, x0), 8,
+			  IBV_WC_RDMA_WRITE, "Write of the counter", "", NULL);
 	ord_remote(w, peer.addr + wox, peer.rkey);
-	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
-		    IBV_WC_FETCH_ADD, "FetchAdd after the Write of its target",
-		    "EXT-ORD-T14 EXT-ORD-4 EXT-ORD-6", ord_u64(true, x0));
+	w = ord_expect_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+			  IBV_WC_FETCH_ADD, "FetchAdd after the Write of its target",
+			  "EXT-ORD-T14 EXT-ORD-4 EXT-ORD-6", ord_u64(true, x0));
 	ord_atomic(w, peer.addr + wox, peer.rkey, k1);
-	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
-		    IBV_WC_FETCH_ADD, "FetchAdd after a FetchAdd",
-		    "EXT-ORD-T12 EXT-ORD-7 EXT-ATOMIC-15 EXT-ATOMIC-16 EXT-ATOMIC-24 EXT-ORD-6",
-		    ord_u64(true, x0 + k1));
+	w = ord_expect_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+			  IBV_WC_FETCH_ADD, "FetchAdd after a FetchAdd",
+			  "EXT-ORD-T12 EXT-ORD-7 EXT-ATOMIC-15 EXT-ATOMIC-16 EXT-ATOMIC-24 EXT-ORD-6",
+			  ord_u64(true, x0 + k1));
 	ord_atomic(w, peer.addr + wox, peer.rkey, k2);
-	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 8), 8,
-		    IBV_WC_RDMA_READ,
-		    "Read between the FetchAdds (unfenced)",
-		    "EXT-ORD-T11 V2-ORD-T6 EXT-ORD-T15 V2-ORD-T8",
-		    ord_u64(true, x0 + k1 + k2));
+	w = ord_expect_wr(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 8), 8,
+			  IBV_WC_RDMA_READ, "Read between the FetchAdds (unfenced)",
+			  "EXT-ORD-T11 V2-ORD-T6 EXT-ORD-T15 V2-ORD-T8",
+			  ord_u64(true, x0 + k1 + k2));
 	ord_remote(w, peer.addr + wox, peer.rkey);
-	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
-		    IBV_WC_FETCH_ADD, "FetchAdd after a Read",
-		    "EXT-ORD-T15 V2-ORD-T8 EXT-ORD-7 EXT-ATOMIC-16 EXT-ORD-6",
-		    ord_u64(true, x0 + k1 + k2));
+	w = ord_expect_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+			  IBV_WC_FETCH_ADD, "FetchAdd after a Read",
+			  "EXT-ORD-T15 V2-ORD-T8 EXT-ORD-7 EXT-ATOMIC-16 EXT-ORD-6",
+			  ord_u64(true, x0 + k1 + k2));
 	ord_atomic(w, peer.addr + wox, peer.rkey, k3);
 
 	/* A Send, then a FetchAdd of 0 on the receive buffer it landed in. */
-	w = ord_add(IBV_WR_SEND, NULL, 0, IBV_WC_SEND, "Send of 4096 octets",
-		    "", NULL);
-	s15 = ord_msg("Send, 4096 octets, after the atomics",
-		      "BASE-RDMAP-6", IBV_WC_RECV, 4096, false, 0);
+	w = ord_expect_wr(IBV_WR_SEND, NULL, 0, IBV_WC_SEND,
+			  "Send of 4096 octets", "", NULL);
+	s15 = ord_expect_recv("Send, 4096 octets, after the atomics",
+			      "BASE-RDMAP-6", IBV_WC_RECV, 4096, false, 0);
 	ord_payload(w, 4096, s15);
-	w = ord_add(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
-		    IBV_WC_FETCH_ADD,
-		    "FetchAdd of 0 on the Send's receive buffer",
-		    "EXT-ORD-T13 V2-ORD-T7 EXT-ORD-4 EXT-ORD-6",
-		    ord_pattern(true, 8, s15));
+	w = ord_expect_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, ord_mem(obuf, &obump, 8), 8,
+			  IBV_WC_FETCH_ADD,
+			  "FetchAdd of 0 on the Send's receive buffer",
+			  "EXT-ORD-T13 V2-ORD-T7 EXT-ORD-4 EXT-ORD-6",
+			  ord_pattern(true, 8, s15));
 	ord_atomic(w, ord_rbuf(s15), peer.rbuf_rkey, 0);
 
 	/* Write, Read of it, a fenced Write of the same range, a Read again. */
-	w = ord_add(IBV_WR_RDMA_WRITE, ord_pattern(false, big, 221), big,
-		    IBV_WC_RDMA_WRITE, "Write of 131072 octets", "", NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE, ord_pattern(false, big, 221), big,
+			  IBV_WC_RDMA_WRITE, "Write of 131072 octets", "", NULL);
 	ord_remote(w, peer.addr + wof, peer.rkey);
-	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, big), big,
-		    IBV_WC_RDMA_READ,
-		    "Read after a Write and before a fenced Write of its range",
-		    fence_ids, ord_pattern(true, big, 221));
+	w = ord_expect_wr(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, big), big,
+			  IBV_WC_RDMA_READ,
+			  "Read after a Write and before a fenced Write of its range",
+			  fence_ids, ord_pattern(true, big, 221));
 	ord_remote(w, peer.addr + wof, peer.rkey);
-	w = ord_add(IBV_WR_RDMA_WRITE, ord_pattern(false, big, 222), big,
-		    IBV_WC_RDMA_WRITE, "fenced Write of 131072 octets", "",
-		    NULL);
+	w = ord_expect_wr(IBV_WR_RDMA_WRITE, ord_pattern(false, big, 222), big,
+			  IBV_WC_RDMA_WRITE, "fenced Write of 131072 octets", "",
+			  NULL);
 	ord_remote(w, peer.addr + wof, peer.rkey);
 	w->send_flags |= IBV_SEND_FENCE;
-	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, big), big,
-		    IBV_WC_RDMA_READ, "Read after the fenced Write",
-		    "BASE-RDMAP-6", ord_pattern(true, big, 222));
+	w = ord_expect_wr(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, big), big,
+			  IBV_WC_RDMA_READ, "Read after the fenced Write",
+			  "BASE-RDMAP-6", ord_pattern(true, big, 222));
 	ord_remote(w, peer.addr + wof, peer.rkey);
-	w = ord_add(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 8), 8,
-		    IBV_WC_RDMA_READ, "Read of the counter at the end",
-		    "EXT-ORD-T11 V2-ORD-T6", ord_u64(true, x0 + k1 + k2 + k3));
+	w = ord_expect_wr(IBV_WR_RDMA_READ, ord_mem(obuf, &obump, 8), 8,
+			  IBV_WC_RDMA_READ, "Read of the counter at the end",
+			  "EXT-ORD-T11 V2-ORD-T6",
+			  ord_u64(true, x0 + k1 + k2 + k3));
 	ord_remote(w, peer.addr + wox, peer.rkey);
 
 	/* The server checks the Writes' data when it polls these two. */
@@ -1405,14 +1433,15 @@ static void step_bad_atomic(bool align)
 		fail_errno(step);
 	get_wc(&w, step);
 	if (w.wr_id != 65 || w.status == IBV_WC_SUCCESS)
-		fail("%s: wr_id %" PRIu64 " status %s, expected an error", step,
-		     w.wr_id, ibv_wc_status_str(w.status));
+		fail("%s: wr_id %" PRIu64 " status %s, expected an error [EXT-ATOMIC-13]",
+		     step, w.wr_id, ibv_wc_status_str(w.status));
 	deadline = now_s() + opt.timeout;
 	do {
 		if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
 			fail_errno("ibv_query_qp");
 		if (now_s() > deadline)
-			fail("%s: the QP is still in state %d", step, a.qp_state);
+			fail("%s: the QP is still in state %d [EXT-ATOMIC-13]", step,
+			     a.qp_state);
 	} while (a.qp_state != IBV_QPS_ERR && (usleep(10000), 1));
 	printf("EXT PASS %s status=%s\n", step, ibv_wc_status_str(w.status));
 	steps++;
@@ -1445,7 +1474,7 @@ static void step_no_ext(void)
 		rc = ibv_post_send(qp, &wr, &bad);
 		/* V2-CAP-3: no capability bits agreed (DEC-4), no extension. */
 		if (rc != EOPNOTSUPP)
-			fail("no-ext: opcode %d posted: %s, expected EOPNOTSUPP",
+			fail("no-ext: opcode %d posted: %s, expected EOPNOTSUPP [V2-CAP-3 DEC-4]",
 			     ops[i], strerror(rc));
 	}
 	ibv_wr_start(qpx);

@@ -964,17 +964,19 @@ static void cq_wait(struct ibv_cq *cq, struct ibv_comp_channel *ch,
 	}
 }
 
+/* @req: the requirement IDs the caller's check asserts, or NULL. */
 static void wc_fail(const char *q, const struct ibv_wc *wc, const char *what,
-		    uint64_t want_id) __attribute__((noreturn));
+		    uint64_t want_id, const char *req) __attribute__((noreturn));
 static void wc_fail(const char *q, const struct ibv_wc *wc, const char *what,
-		    uint64_t want_id)
+		    uint64_t want_id, const char *req)
 {
 	fail("%s completion while waiting for %s: status %s (%d) opcode %d wr_id %"
-	     PRIu64 " (expected %" PRIu64 ") byte_len %u vendor_err %u%s",
+	     PRIu64 " (expected %" PRIu64 ") byte_len %u vendor_err %u%s%s%s%s",
 	     q, what, ibv_wc_status_str(wc->status), wc->status, wc->opcode,
 	     wc->wr_id, want_id, wc->byte_len, wc->vendor_err,
 	     wc->status == IBV_WC_WR_FLUSH_ERR ?
-	     " (QP in error: peer failed or connection lost)" : "");
+	     " (QP in error: peer failed or connection lost)" : "",
+	     req ? " [" : "", req ? req : "", req ? "]" : "");
 }
 
 static struct rq_ent *rq_push(void)
@@ -1001,7 +1003,7 @@ static struct rq_ent *rq_wait(const char *what)
 	cq_wait(rcq, NULL, &wc, what);
 	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != e->id ||
 	    wc.opcode != IBV_WC_RECV)
-		wc_fail("receive", &wc, what, e->id);
+		wc_fail("receive", &wc, what, e->id, NULL);
 	if (wc.byte_len != e->len)
 		fail("receive completion for %s: byte_len %u, expected %u",
 		     what, wc.byte_len, e->len);
@@ -1032,7 +1034,8 @@ static void sq_wait_all(const char *what)
 		cq_wait(scq, s_chan, &wc, what);
 		/* BASE-RDMAP-6, V2-READ-7 (Reads as Read V2): in posting order. */
 		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != e->id)
-			wc_fail("send", &wc, what, e->id);
+			wc_fail("send", &wc, what, e->id,
+				"BASE-RDMAP-6, V2-READ-7 (Reads as Read V2): completions in posting order");
 		if (wc.opcode != e->opcode)
 			fail("send completion for %s: opcode %d, expected %d (wr_id %"
 			     PRIu64 ")", what, wc.opcode, e->opcode, wc.wr_id);
@@ -1753,7 +1756,7 @@ static void finish(void)
 		    (wc.status != IBV_WC_SUCCESS &&
 		     wc.status != IBV_WC_LOC_QP_OP_ERR &&
 		     wc.status != IBV_WC_WR_FLUSH_ERR))
-			wc_fail("send", &wc, "BYE", sq[sq_head % RQ_RING].id);
+			wc_fail("send", &wc, "BYE", sq[sq_head % RQ_RING].id, NULL);
 		sq_head++;
 		rdma_disconnect(cm_id);	/* completes the close */
 	}

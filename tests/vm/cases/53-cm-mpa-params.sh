@@ -57,10 +57,11 @@ connect() {
 	sed "s/^/  $name: /" "$R/$name.trace"
 }
 
-# expect NAME ROLE REGEX: the ROLE side's trace line matches REGEX.
+# expect NAME ROLE REGEX [IDS]: the ROLE side's trace line matches REGEX;
+# IDS, the requirement IDs the line asserts, lead the failure message.
 expect() {
 	grep -Eq "^$2 rdma mode: $3" "$R/$1.trace" ||
-		fail "$1: no '$2 rdma mode: $3' line"
+		fail "${4:+$4: }$1: no '$2 rdma mode: $3' line"
 }
 # expect_none NAME ROLE: that side is not siw2 (no trace line).
 expect_none() {
@@ -81,8 +82,9 @@ expect s2-default passive 'rev 2 crc 0 p2p 0 rtr 0x0 .* caps 0x6'
 param mpa_rev 1
 connect s2-rev1
 # MPA2-HDR-4, MPA2-IOP-1: wanting no enhanced feature, the Initiator keeps Rev 1.
-expect s2-rev1 active 'rev 1 crc 0 p2p 0 rtr 0x0 .* caps 0x0'
-expect s2-rev1 passive 'rev 1 crc 0 p2p 0 rtr 0x0 .* caps 0x0'
+expect s2-rev1 active 'rev 1 crc 0 p2p 0 rtr 0x0 .* caps 0x0' 'MPA2-HDR-4, MPA2-IOP-1'
+# MPA2-HDR-5, MPA2-IOP-2: the Responder accepts the Rev 1 Request.
+expect s2-rev1 passive 'rev 1 crc 0 p2p 0 rtr 0x0 .* caps 0x0' 'MPA2-HDR-5, MPA2-IOP-2'
 
 param mpa_crc 1
 connect s2-rev1-crc
@@ -99,7 +101,8 @@ defaults
 param peer_to_peer 1
 connect s2-p2p-write
 expect s2-p2p-write active 'rev 2 crc 0 p2p 1 rtr 0x2 '
-expect s2-p2p-write passive 'rev 2 crc 0 p2p 1 rtr 0x2 '
+# MPA2-P2P-2: with peer_to_peer the Request has A=1 (else no p2p at the Responder).
+expect s2-p2p-write passive 'rev 2 crc 0 p2p 1 rtr 0x2 ' 'MPA2-P2P-2'
 
 param rtr_forms 4
 param mpa_crc 1
@@ -124,7 +127,7 @@ expect_none siw-srv-default passive
 param mpa_rev 1
 connect siw-srv-rev1
 # MPA2-HDR-4, MPA2-IOP-1: Rev 1 on the wire (siw's Reply echoes the Request's Rev).
-expect siw-srv-rev1 active 'rev 1 crc 0 p2p 0 '
+expect siw-srv-rev1 active 'rev 1 crc 0 p2p 0 ' 'MPA2-HDR-4, MPA2-IOP-1'
 param mpa_rev 2
 param mpa_crc 1
 connect siw-srv-crc

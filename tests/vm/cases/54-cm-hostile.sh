@@ -95,6 +95,15 @@ bad() {
 	echo "FAILED $1: $2" >&2
 	FAILED+=("$1: $2")
 }
+# A row's requirement IDs (crow and srow take "--ids 'ID ...'"): rbad MSG,
+# the failure of one of the current row's own checks (its mpa_peer or
+# siw2_cmtest run, has, lacks, closed_as, cli), names them.
+declare -A ROW_IDS=()
+rbad() {
+	local ids=
+	[[ -n $CUR ]] && ids=${ROW_IDS[$CUR]:-}
+	bad "$CUR" "${ids:+$ids: }$1"
+}
 show() { sed "s/^/  $1| /" "$R/$1" | cut -c1-200; }
 
 # Every fork costs about 0.1 s under TCG: the helpers below use builtins.
@@ -124,14 +133,14 @@ has() {
 	local s
 	slurp "$R/$CUR.out"
 	for s in "$@"; do
-		[[ $OUT == *"$s"* ]] || bad "$CUR" "no '$s' in its output"
+		[[ $OUT == *"$s"* ]] || rbad "no '$s' in its output"
 	done
 }
 lacks() {
 	local s
 	slurp "$R/$CUR.out"
 	for s in "$@"; do
-		[[ $OUT != *"$s"* ]] || bad "$CUR" "unexpected '$s' in its output"
+		[[ $OUT != *"$s"* ]] || rbad "unexpected '$s' in its output"
 	done
 }
 # closed_as HOW MAX_MS: the peer closed with HOW (fin, rst, any) within
@@ -140,11 +149,11 @@ closed_as() {
 	local how=$1 max=$2 re='closed ([a-z:]+) after ([0-9]+)\.([0-9]{3})s'
 	slurp "$R/$CUR.out"
 	if [[ ! $OUT =~ $re ]]; then
-		bad "$CUR" "the peer did not close"
+		rbad "the peer did not close"
 	elif [[ $how != any && ${BASH_REMATCH[1]} != "$how" ]]; then
-		bad "$CUR" "want 'closed $how', got '${BASH_REMATCH[0]}'"
+		rbad "want 'closed $how', got '${BASH_REMATCH[0]}'"
 	elif (( 10#${BASH_REMATCH[2]}${BASH_REMATCH[3]} > max )); then
-		bad "$CUR" "${BASH_REMATCH[0]}, want at most $max ms"
+		rbad "${BASH_REMATCH[0]}, want at most $max ms"
 	fi
 }
 
@@ -193,22 +202,27 @@ a_settle() {
 	ceps s2b 0
 }
 
-# crow NAME WANT_RC [REQ] MPA_PEER_ARGS...: mpa_peer client in pb against
-# the listener; REQ = "req" if the ULP sees this connection (counted).
+# crow NAME WANT_RC [--ids IDS] [REQ] MPA_PEER_ARGS...: mpa_peer client in
+# pb against the listener; IDS: the requirement IDs the row asserts; REQ =
+# "req" if the ULP sees this connection (counted).
 crow() {
 	local name=$1 want=$2 rc t0=${EPOCHREALTIME/./}
 	shift 2
+	CUR=a-$name
+	if [[ $1 == --ids ]]; then
+		ROW_IDS[$CUR]=$2
+		shift 2
+	fi
 	if [[ $1 == req ]]; then
 		SRV_REQS=$((SRV_REQS + 1))
 		shift
 	fi
-	CUR=a-$name
 	ip netns exec pb timeout 60 "${PEER[@]}" client "$A" "$APORT" --timestamps "$@" \
 		>"$R/$CUR.out" 2>&1
 	rc=$?
 	if (( rc != want )); then
 		show "$CUR.out"
-		bad "$CUR" "mpa_peer rc $rc, want $want (mpa_peer client $*)"
+		rbad "mpa_peer rc $rc, want $want (mpa_peer client $*)"
 	else
 		slurp "$R/$CUR.out"
 		log "$CUR ($(ms_since "$t0") ms): $(last_line)"
@@ -255,11 +269,11 @@ a_settle
 
 # Refused by siw2 itself: Reject Reply, FIN; the ULP sees nothing.
 # BASE-MPA-7: like Linux siw, a peer that requires markers is refused.
-crow markers 0 --scenario markers --expect reject --timeout 5
+crow markers 0 --ids 'BASE-MPA-7' --scenario markers --expect reject --timeout 5
 has "$REJ2" "reply rev=2 M=0 C=0 R=1 S=1 caps=0x0 p2p=0 rtr=none ird=128 ord=128 pd_len=4 key=rep"
 closed_as fin 1000
 a_settle
-crow markers-rev1 0 --scenario markers --rev 1 --expect reject --timeout 5
+crow markers-rev1 0 --ids 'BASE-MPA-7' --scenario markers --rev 1 --expect reject --timeout 5
 has "$REJ1"
 closed_as fin 1000
 a_settle
@@ -305,7 +319,7 @@ a_settle
 # Accepted: Rev, S, C, caps, IRD/ORD.  The ULP accepts with IRD 4, ORD 4
 # and 8 bytes of private data.
 # MPA2-HDR-5, MPA2-IOP-2: a Rev 2 listener accepts a Rev 1 Request.
-crow rev1 0 req --rev 1 --expect accept --hold 0.2
+crow rev1 0 --ids 'MPA2-HDR-5 MPA2-IOP-2' req --rev 1 --expect accept --hold 0.2
 has "reply rev=1 M=0 C=0 R=0 S=0 caps=0x0 p2p=- rtr=- ird=- ord=- pd_len=8 key=rep" "$ULP8"
 a_settle
 # Rev 1 with C, S and caps set: S and caps are Res bits there (ignored).
@@ -316,7 +330,7 @@ crow rev2 0 req --pd-len 8 --pd-pattern cmtest --expect accept --hold 0.2
 has "rx reply 32 bytes: 4d 50 41 20 49 44 20 52 65 70 20 46 72 61 6d 65 10 02 00 0c 00 10 00 04 08 0f 16 1d 24 2b 32 39" "$ULP8"
 a_settle
 # MPA2-IOP-2: an unenhanced Rev 2 Request (S=0) is accepted too.
-crow rev2-s0 0 req --s 0 --expect accept --hold 0.2
+crow rev2-s0 0 --ids 'MPA2-IOP-2' req --s 0 --expect accept --hold 0.2
 has "reply rev=2 M=0 C=0 R=0 S=0 caps=0x0 p2p=- rtr=- ird=- ord=- pd_len=8 key=rep"
 a_settle
 param mpa_crc 1
@@ -361,7 +375,7 @@ has "p2p=1 rtr=read ird=16 ord=4" "read-resp ok stag=0x00000077 to=0x0"
 a_settle
 # MPA2-P2P-11: rtr_forms=4 withholds the Write form the Initiator offered.
 param rtr_forms 4
-crow p2p-forms4 0 req --p2p --sink-stag 0x5a5a0001 --sink-to 0x1000 --expect accept --hold 0.2
+crow p2p-forms4 0 --ids 'MPA2-P2P-11' req --p2p --sink-stag 0x5a5a0001 --sink-to 0x1000 --expect accept --hold 0.2
 has "p2p=1 rtr=read ird=16 ord=4" \
 	"rx fpdu 20 bytes: 00 0e c1 42 5a 5a 00 01 00 00 00 00 00 00 10 00 00 00 00 00" \
 	"read-resp ok stag=0x5a5a0001 to=0x1000"
@@ -408,9 +422,9 @@ grep -q 'cmtest: FAIL' "$R/a-server.out" && bad a-server "siw2_cmtest server fai
 # rdma_accept() offers responder resources for the Initiator's ORD.  Fails
 # while siw2_cep_got_request() swaps them (shows 11/9 for IRD 9 ORD 11).
 grep -q '^REQ pd=255 initiator_depth=16 responder_resources=16$' "$R/a-server.out" ||
-	bad a-server "no 'REQ pd=255 initiator_depth=16 responder_resources=16'"
+	bad a-server "MPA2-IRD-1: no 'REQ pd=255 initiator_depth=16 responder_resources=16'"
 grep -q '^REQ pd=0 initiator_depth=9 responder_resources=11$' "$R/a-server.out" ||
-	bad a-server "no 'REQ pd=0 initiator_depth=9 responder_resources=11' (Request IRD 9 ORD 11)"
+	bad a-server "MPA2-IRD-1, DEC-2: no 'REQ pd=0 initiator_depth=9 responder_resources=11' (Request IRD 9 ORD 11)"
 grep -q '^REQ pd=0 initiator_depth=128 responder_resources=128$' "$R/a-server.out" ||
 	bad a-server "no 'REQ pd=0 initiator_depth=128 responder_resources=128' (0x3FFF)"
 grep -q '^REQ pd=4 ' "$R/a-server.out" ||
@@ -433,9 +447,10 @@ ceps s2a 0
 
 # ------------------------------------------------------- B. siw2 Initiator
 SPORT=7560
-# srow NAME "CMTEST_ARGS" MPA_PEER_ARGS...: mpa_peer server in pa on
-# $A:SPORT, siw2_cmtest client in pb; outputs $R/b-NAME.out, .cli.  Both
-# must succeed (the client's failures are --expect-fail / --expect-reject).
+# srow NAME "CMTEST_ARGS" [--ids IDS] MPA_PEER_ARGS...: mpa_peer server in
+# pa on $A:SPORT, siw2_cmtest client in pb; outputs $R/b-NAME.out, .cli.
+# Both must succeed (the client's failures are --expect-fail /
+# --expect-reject).  IDS: the requirement IDs the row asserts.
 srow() {
 	local name=$1 cargs=$2 rc crc bg t0=${EPOCHREALTIME/./}
 	local -a ca
@@ -443,6 +458,10 @@ srow() {
 	read -ra ca <<<"$cargs"
 	SPORT=$((SPORT + 1))
 	CUR=b-$name
+	if [[ $1 == --ids ]]; then
+		ROW_IDS[$CUR]=$2
+		shift 2
+	fi
 	# The wait for the client is not under test (a row's --timeout is for
 	# its expectation): on the debug kernel siw2_cmtest took over 3 s to
 	# connect, beyond the 2 and 3 s rows' --timeout.
@@ -452,7 +471,7 @@ srow() {
 	bg=$!
 	if ! until_ 20 peer_listening; then
 		show "$CUR.out"
-		bad "$CUR" "mpa_peer server not listening"
+		rbad "mpa_peer server not listening"
 		kill "$bg"
 		wait "$bg"
 		return
@@ -465,7 +484,7 @@ srow() {
 	if (( rc != 0 || crc != 0 )); then
 		show "$CUR.out"
 		show "$CUR.cli"
-		bad "$CUR" "mpa_peer server rc $rc, siw2_cmtest rc $crc (mpa_peer server $*; siw2_cmtest $cargs)"
+		rbad "mpa_peer server rc $rc, siw2_cmtest rc $crc (mpa_peer server $*; siw2_cmtest $cargs)"
 	else
 		slurp "$R/$CUR.cli"
 		local first=${OUT%%$'\n'*}
@@ -483,14 +502,14 @@ cli() {
 		[[ $l == $1 ]] && return 0
 	done <"$R/$CUR.cli"
 	show "$CUR.cli"
-	bad "$CUR" "client printed no line like '$1'"
+	rbad "client printed no line like '$1'"
 }
 REQ2='rx request 24 bytes: 4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65 16 02 00 04 00 01 00 01'
 TERMX='rx fpdu 28 bytes: 00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00'
 
 log "B: siw2 as Initiator, mpa_peer.py server on $A"
 # MPA2-P2P-2: A=0 in the Request without peer_to_peer (A=1 with it: p2p-fpdu-only).
-srow valid "" --hold 5
+srow valid "" --ids 'MPA2-P2P-2' --hold 5
 has "$REQ2" "closed fin"
 lacks "rx fpdu"
 cli 'EST pd=0 initiator_depth=1 responder_resources=1'
@@ -505,24 +524,24 @@ param mpa_rev 2
 
 # MPA2-ERR-3: an error siw2 finds in the Reply gets a Terminate (wrong-key,
 # bad-rev, s-mismatch, markers, ord-too-big, p2p-fpdu-only).
-srow wrong-key "--expect-fail CONNECT_ERROR" --scenario wrong-key --expect term:2/0/4
+srow wrong-key "--expect-fail CONNECT_ERROR" --ids 'MPA2-ERR-3' --scenario wrong-key --expect term:2/0/4
 has "$TERMX 20 04 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-71 *'
 param mpa_crc 1
-srow wrong-key-crc "--expect-fail CONNECT_ERROR" --scenario wrong-key --expect term:2/0/4
+srow wrong-key-crc "--expect-fail CONNECT_ERROR" --ids 'MPA2-ERR-3' --scenario wrong-key --expect term:2/0/4
 has "$TERMX 20 04 00 00" "op=0x7(terminate) qn=2 msn=1 mo=0 crc=ok"
 cli 'FAILED event=CONNECT_ERROR status=-71 *'
 param mpa_crc 0
-srow bad-rev "--expect-fail CONNECT_ERROR" --scenario bad-rev --expect term:2/0/4
+srow bad-rev "--expect-fail CONNECT_ERROR" --ids 'MPA2-ERR-3' --scenario bad-rev --expect term:2/0/4
 has "$TERMX 20 04 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-71 *'
-srow s-mismatch "--expect-fail CONNECT_ERROR" --scenario s-mismatch --expect term:2/0/4
+srow s-mismatch "--expect-fail CONNECT_ERROR" --ids 'MPA2-ERR-3' --scenario s-mismatch --expect term:2/0/4
 has "$TERMX 20 04 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-71 *'
-srow markers "--expect-fail CONNECT_ERROR" --scenario markers --expect term:2/0/5
+srow markers "--expect-fail CONNECT_ERROR" --ids 'MPA2-ERR-3 BASE-MPA-7' --scenario markers --expect term:2/0/5
 has "$TERMX 20 05 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-93 *'
-srow ord-too-big "--expect-fail CONNECT_ERROR" --scenario ord-too-big --expect term:2/0/6
+srow ord-too-big "--expect-fail CONNECT_ERROR" --ids 'MPA2-ERR-3' --scenario ord-too-big --expect term:2/0/6
 has "$TERMX 20 06 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-12 *'
 srow reject "--expect-reject --reject-pd 8" --scenario reject --pd-len 8 --pd-pattern cmtest --expect closed
@@ -537,7 +556,8 @@ cli 'FAILED event=UNREACHABLE status=-110 *'
 
 # MPA2-P2P-2: A=1 in the Request with peer_to_peer=1.
 param peer_to_peer 1
-srow p2p-fpdu-only "--expect-fail CONNECT_ERROR" --scenario p2p-fpdu-only --expect term:2/0/7
+srow p2p-fpdu-only "--expect-fail CONNECT_ERROR" --ids 'MPA2-P2P-2 MPA2-ERR-3' \
+	--scenario p2p-fpdu-only --expect term:2/0/7
 has 'rx request 24 bytes: 4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65 16 02 00 04 80 01 c0 01' \
 	"$TERMX 20 07 00 00 00 00 00 00"
 cli 'FAILED event=CONNECT_ERROR status=-93 *'
@@ -551,7 +571,7 @@ srow p2p-read-crc "" --rtr read --crc --expect rtr:read --hold 5
 has "rx fpdu 52 bytes: 00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 00 27 db d7 e7"
 cli 'EST *'
 param mpa_crc 1
-srow p2p-write-crc "" --expect rtr:write --hold 5
+srow p2p-write-crc "" --ids 'MPA2-P2P-2' --expect rtr:write --hold 5
 has 'rx request 24 bytes: 4d 50 41 20 49 44 20 52 65 71 20 46 72 61 6d 65 56 02 00 04 80 01 c0 01' \
 	"rx fpdu 20 bytes: 00 0e c1 40 00 00 00 01 00 00 00 00 00 00 00 00 eb d3 4c 5f"
 cli 'EST *'

@@ -148,7 +148,7 @@ cm_grep server-disconnects srv '^cmtest: server 5 connections ok'
 # responder_resources = client ORD (siw, cxgb4).  Fails with siw2 today.
 while read -r row ini res; do
 	cm_grep "$row" srv "^REQ pd=0 initiator_depth=$ini responder_resources=$res$" ||
-		CM_FAILED[-1]="req-dec2-$row: REQ should show initiator_depth=$ini responder_resources=$res (DEC-2), got: $(grep '^REQ' "$CM_OUT/$row.srv")"
+		CM_FAILED[-1]="req-dec2-$row: REQ should show initiator_depth=$ini responder_resources=$res (MPA2-IRD-1, DEC-2), got: $(grep '^REQ' "$CM_OUT/$row.srv")"
 done <<'EOF'
 irdord-cli-larger 9 11
 irdord-srv-larger 2 3

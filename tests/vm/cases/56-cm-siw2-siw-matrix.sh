@@ -75,7 +75,7 @@ leak_check() {
 # as initiator_depth and its ORD as responder_resources (DEC-2).
 dec2_req() {
 	cm_grep "$1" srv "^REQ pd=0 initiator_depth=$2 responder_resources=$3$" ||
-		CM_FAILED[-1]="req-dec2-$1: REQ should show initiator_depth=$2 responder_resources=$3 (DEC-2), got: $(grep '^REQ' "$CM_OUT/$1.srv")"
+		CM_FAILED[-1]="req-dec2-$1: REQ should show initiator_depth=$2 responder_resources=$3 (MPA2-IRD-1, DEC-2), got: $(grep '^REQ' "$CM_OUT/$1.srv")"
 }
 
 # ===== part 1: Linux siw client (pb) -> siw2 server (pa)

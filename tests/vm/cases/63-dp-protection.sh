@@ -122,7 +122,7 @@ suite() {
 		--host "$addr" --port-base "$port" --results "$R" ${only:+--only "$only"} \
 		-- ip netns exec "$tns" "$TARGET" >"$R/suite-$drv.out" 2>&1
 	rc=$?
-	grep -E '^(RESULT|  |\||SUITE)' "$R/suite-$drv.out" | cut -c1-240 | sed "s/^/  $drv| /"
+	grep -E '^(RESULT|  |\||SUITE)' "$R/suite-$drv.out" | cut -c1-320 | sed "s/^/  $drv| /"
 	log "$drv: suite rc $rc after $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms"
 	grep -q "^SUITE $drv " "$R/suite-$drv.out" || { tail -20 "$R/suite-$drv.out"; }
 	(( rc == 0 )) || FAILED+=("$drv: $(grep "^SUITE" "$R/suite-$drv.out" || echo "suite rc $rc")")

@@ -159,8 +159,10 @@ nfa=$(awk '$2 == "aop" && $3 == 0 { print $1 }' "$R/tshark-ops.txt")
 ncs=$(awk '$2 == "aop" && $3 == 2 { print $1 }' "$R/tshark-ops.txt")
 # 1000 atomics, plus perftest's own on its set-up QP if any, each answered
 # (EXT-ATOMIC-17); RV and opcode read from octet 1 of the DDP header
-# (EXT-HDR-1, V2-HDR-2).
-(( req >= 1000 && rsp == req )) || bad "tshark: $req Atomic Requests, $rsp Responses (want >= 1000, equal)"
+# (EXT-HDR-1, V2-HDR-2); RFC 7306 atomics on connections that agreed on
+# RV 2 (V2-CAP-1).
+(( req >= 1000 && rsp == req )) ||
+	bad "EXT-ATOMIC-17, EXT-HDR-1, V2-HDR-2, V2-CAP-1: tshark: $req RV 2 Atomic Requests, $rsp Responses (want >= 1000, equal)"
 [[ -s $R/tshark-bad.txt ]] && { bad "tshark: malformed or flagged frames"; head -5 "$R/tshark-bad.txt"; }
 # EXT-HDR-3: the Invalidate STag (RsvdULP after the RDMAP octet) is 0.
 "${TS[@]}" -Y 'iwarp_rdma.opcode == 0x0a || iwarp_rdma.opcode == 0x0b' \
@@ -237,6 +239,14 @@ sleep 0.5
 kill -INT "$cap"
 wait "$cap"
 echo 0 >"$P/mpa_crc"
+# EXT-IMM-9, V2-IMM-7, EXT-ATOMIC-20 seen on the wire, not by siw2.
+if tshark -r "$R/ext-rv2.pcapng" -q -z follow,tcp,raw,0 >"$R/ext-rv2.follow" 2>"$R/tshark-rv2.err"; then
+	python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" wire-rv2 "$R/ext-rv2.follow" >"$R/ext-rv2-wire.out" 2>&1 ||
+		{ bad "ext-rv2 wire: $(grep -h '^EXTPEER RESULT' "$R/ext-rv2-wire.out")"; show ext-rv2-wire.out; }
+	log "$(grep -h '^EXTPEER RESULT' "$R/ext-rv2-wire.out")"
+else
+	bad "tshark (follow, ext-rv2) exited with $?: $(tail -c 300 "$R/tshark-rv2.err")"
+fi
 # Receive 8 is the inv-imm step's (siw2_ext's server reads every completion,
 # also after the disconnect).
 # V2-IMM-4 (the receiver's half): its receive completes in error.
@@ -443,7 +453,7 @@ if wait_until 20 grep -q '^LISTENING' "$R/no-ext-siw.s"; then
 	wait "$sp"
 	src=$?
 	if (( rc || src )); then
-		bad "no-ext-siw: client rc $rc, server rc $src"
+		bad "EXT-GEN-1: no-ext-siw: client rc $rc, server rc $src"
 		show no-ext-siw.c no-ext-siw.s
 	else
 		log "no-ext-siw: $(sed -n 's/^EXT PASS //p' "$R/no-ext-siw.c" | tr '\n' ' ')(siw2 client, Linux siw server)"

@@ -194,7 +194,7 @@ tshark -r "$R/commit.pcapng" -q -z follow,tcp,raw,0 >"$R/commit.follow" 2>"$R/ts
 # COMMIT-HDR-1..7 and the CRCs of the plain client's connection.
 # Windows of ordinary memory: Status 4 for a range, 0 for 0 octets (SIW2-DEC-2).
 python3 -S "$SIW2_TOP/tests/progs/ext_peer.py" commit-wire "$R/commit.follow" 0,4 >"$R/commit-wire.out" 2>&1 ||
-	{ bad "commit-wire"; show commit-wire.out; }
+	{ bad "commit-wire (COMMIT-HDR-1..7, COMMIT-QUEUE-1, SIW2-DEC-1, SIW2-DEC-2)"; show commit-wire.out; }
 log "$(grep -h '^EXTPEER RESULT' "$R/commit-wire.out")"
 tshark --disable-protocol rpcordma -r "$R/commit.pcapng" \
 	-Y '_ws.malformed || (_ws.expert && (iwarp_mpa || iwarp_ddp_rdmap))' \

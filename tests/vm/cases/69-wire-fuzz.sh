@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # The wire fuzzer (tests/fuzz/wire_fuzz.py, tests/fuzz/README.md) against a
-# live siw2 QP: a fixed-seed slice in four phases, each against one
+# live siw2 QP: a slice in four phases from a new seed each run, each against one
 # tests/progs/siw2_fuzz_target process in namespace fa (siw2 on fa-v), the
 # fuzzer in fb (no RDMA device, plain TCP):
 #   fpdu-init   generated FPDUs, the fuzzer the MPA Initiator
@@ -18,7 +18,8 @@
 # harness checks the kernel log.  At the end the device has no object left.
 #
 # Sizes (cases per phase) from the environment or the kernel command line:
-#   SIW2_FUZZ_SEED (1), SIW2_FUZZ_FPDU (6000: per fpdu phase),
+#   SIW2_FUZZ_SEED (random, printed; tests/run-all.sh passes the run's
+#   libFuzzer seed as siw2_fuzz_seed=), SIW2_FUZZ_FPDU (6000: per fpdu phase),
 #   SIW2_FUZZ_HS (600: per handshake phase), SIW2_FUZZ_PHASES (all four)
 # e.g. SIW2_VM_APPEND="siw2_fuzz_fpdu=200000 siw2_fuzz_hs=20000" for a
 # long run (and a "timeout:" to match: SIW2_VM_TIMEOUT).
@@ -43,9 +44,10 @@ for w in $(</proc/cmdline); do
 	siw2_fuzz_phases=*) [[ -n $phases ]] || phases=${w#*=} ;;
 	esac
 done
-seed=${seed:-1} nf=${nf:-6000} nh=${nh:-600}
+seed=${seed:-$(( (RANDOM << 15 | RANDOM) + 1 ))} nf=${nf:-6000} nh=${nh:-600}
 phases=${phases:-fpdu-init,fpdu-resp,hs-init,hs-resp}
-log "seed $seed, $nf FPDU cases and $nh handshake cases per phase: $phases"
+REPEAT="SIW2_VM_APPEND=siw2_fuzz_seed=$seed tests/vm/run.sh ${0#"$SIW2_TOP"/}"
+log "seed $seed, $nf FPDU cases and $nh handshake cases per phase: $phases (repeat: $REPEAT)"
 
 R=$SIW2_RESULTS
 FUZZ=(python3 -S "$SIW2_TOP/tests/fuzz/wire_fuzz.py")
@@ -164,5 +166,5 @@ siw2_link_del s2f || fail "link delete s2f"
 siw2_assert_zero_counts
 siw2_unload
 cat "$R/summary.txt"
-(( ${#FAILED[@]} )) && fail "$(printf '%s; ' "${FAILED[@]}")"
+(( ${#FAILED[@]} )) && fail "seed $seed (repeat: $REPEAT): $(printf '%s; ' "${FAILED[@]}")"
 log "ok"
