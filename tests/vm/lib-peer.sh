@@ -217,11 +217,57 @@ reap() {
 	_rc=$?
 }
 
-# perftest_cm_race C S: perftest's -R data connection came before its
-# server listened again: the client's output C shows REJECTED -111 (or
-# Connection refused) and the server's S no error.  perftest 4.5's own
-# retry then fails, at times crashing inside librdmacm (rc 139), and the
-# server waits for a client that never comes.  Repeat such a run once.
+# perftest's connection race: its -R data connection (or, without -R, its
+# TCP exchange) comes before its server listens again.  The client then
+# shows REJECTED -111 (or Connection refused), the server no error, and
+# perftest 4.5's own retry fails, at times crashing inside librdmacm (rc
+# 139) while the server waits for a client that never comes.  siw2 also
+# reports -ECONNREFUSED for an MPA Reject and for a refusal inside the
+# server's kernel, which no server program sees: so a run counts as the
+# race only with a witness in the trace that the connection met a TCP
+# reset from a port without a listener, and no MPA reject (lib-peer.sh
+# perftest_no_listener).  Each run marks the trace where it starts.
+PT_TRACE=/sys/kernel/tracing
+
+# perftest_trace_mark OUT: enable the witnesses (siw2's endpoint states
+# and upcalls, the kernel's TCP resets where it has that event) and mark
+# the trace where the run with outputs OUT.c and OUT.s starts.
+perftest_trace_mark() {
+	local e
+	for e in siw2/siw2_cep_state siw2/siw2_cep_upcall tcp/tcp_send_reset; do
+		[[ -w $PT_TRACE/events/$e/enable ]] && echo 1 >"$PT_TRACE/events/$e/enable"
+	done
+	echo "siw2-test: perftest run ${1##*/}" >"$PT_TRACE/trace_marker"
+}
+
+# perftest_no_listener OUT PORT: print the trace line, since the last
+# perftest_trace_mark OUT, that shows a connection refused by a TCP reset
+# because nothing listened: the kernel's reset with reason NO_SOCKET from
+# PORT (where the server runs in this kernel, Linux 6.10 and later), or a
+# siw2 client endpoint whose TCP handshake ended in a reset
+# (CONNECTING -reset-> CLOSED) with its connect upcall's status -111.
+# False if there is none, or if a siw2 endpoint saw an MPA reject there.
+perftest_no_listener() {
+	awk -v mark="siw2-test: perftest run ${1##*/}" -v port="$2" '
+		index($0, mark) { on = 1; rej = 0; rst = ""; delete ref; delete conn; next }
+		!on { next }
+		/siw2_cep_state: .*-(rep_reject|ulp_reject)->/ { rej = 1 }
+		/tcp_send_reset: / && / reason=NO_SOCKET/ && $0 ~ ("src=[^ ]*:" port " ") { rst = $0 }
+		/siw2_cep_state: .* CONNECTING -reset-> CLOSED/ {
+			match($0, /cep=[0-9]+/); conn[substr($0, RSTART, RLENGTH)] = $0 }
+		/siw2_cep_upcall: .* status -111/ {
+			match($0, /cep=[0-9]+/); ref[substr($0, RSTART, RLENGTH)] = 1 }
+		END {
+			if (rej) exit 1
+			if (rst != "") { print rst; exit 0 }
+			for (c in conn) if (c in ref) { print conn[c]; exit 0 }
+			exit 1
+		}' "$PT_TRACE/trace" | sed -E 's/^ *//; s/ +/ /g'
+	return "${PIPESTATUS[0]}"
+}
+
+# perftest_cm_race C S: the outputs' side of that race: the client's
+# output C shows the refusal and the server's S no error.
 perftest_cm_race() {
 	grep -Eq 'RDMA_CM_EVENT_REJECTED; error: -111|ERRNO: Connection refused' "$1" &&
 		! grep -Eiq "error|fail" "$2"
@@ -241,17 +287,23 @@ perftest_calibration_only() {
 			grep -q .
 }
 
-# perftest_race_retry OUT RC TRY: true when try TRY 1 of a perftest run,
-# client output OUT.c and server output OUT.s, failed (RC) by perftest's
-# own fault: its connection race (perftest_cm_race) or its clock
-# calibration (perftest_calibration_only).  It is logged as a RETRY line
-# with the evidence, and the outputs kept as OUT.c.try1 and OUT.s.try1.
-# The caller then stops its server and runs once more.
+# perftest_race_retry OUT RC TRY PORT: true when try TRY 1 of a perftest
+# run on PORT, client output OUT.c and server output OUT.s, failed (RC)
+# by perftest's own fault: its connection race (perftest_cm_race with
+# perftest_no_listener's witness; the run began with perftest_trace_mark
+# OUT) or its clock calibration (perftest_calibration_only).  It is
+# logged as a RETRY line with the evidence, and the outputs kept as
+# OUT.c.try1 and OUT.s.try1.  The caller then stops its server and runs
+# once more.
 perftest_race_retry() {
-	local why
+	local why wit
 	(( $2 && $3 == 1 )) || return 1
 	if perftest_cm_race "$1.c" "$1.s"; then
-		why="perftest's data connection came before its server listened again ($(grep -Em1 'REJECTED|refused' "$1.c"))"
+		wit=$(perftest_no_listener "$1" "$4") || {
+			log "${1##*/}: the client was refused ($(grep -Em1 'REJECTED|refused' "$1.c")), but the trace shows no TCP reset from a port without a listener: not repeated"
+			return 1
+		}
+		why="perftest's data connection came before its server listened again ($(grep -Em1 'REJECTED|refused' "$1.c"); trace: $wit)"
 	elif perftest_calibration_only "$1.c" "$1.s"; then
 		why="perftest's clock calibration failed ($(grep -hm1 'Correlation coefficient' "$1.c" "$1.s" | head -n 1)), no other error"
 	else
@@ -437,12 +489,13 @@ perftest_pair() {
 	local name=$1 sns=$2 cns=$3 sdev=$4 cdev=$5 addr=$6 port=$7 tool=$8 try rc
 	shift 8
 	for try in 1 2; do
+		perftest_trace_mark "$R/$name"
 		srv_cli "$name" "$sns" "$cns" "$port" stdbuf -oL "$tool" -R -d "$sdev" -p "$port" "$@" -- \
 			stdbuf -oL "$tool" -R -d "$cdev" -p "$port" "$@" "$addr"
 		rc=$?
 		cat "$R/$name.c.err" >>"$R/$name.c"
 		cat "$R/$name.s.err" >>"$R/$name.s"
-		perftest_race_retry "$R/$name" "$rc" "$try" || break
+		perftest_race_retry "$R/$name" "$rc" "$try" "$port" || break
 		port=$((port + 100))
 	done
 	(( rc == 0 )) || return 1

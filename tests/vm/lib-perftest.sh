@@ -126,6 +126,7 @@ pt_try() {
 	WHY=() CRES=- SRES=- STALL=
 	port=$((port + 1))
 	b0=$(pa_bytes)
+	perftest_trace_mark "$o"
 	ip netns exec pa stdbuf -oL "$tool" -R -d "$DP_DEV_A" -p "$port" \
 		"${sz[@]}" "${count[@]}" "${PT_OPTS[@]}" >"$o.s" 2>&1 &
 	srv_pid=$!
@@ -204,8 +205,11 @@ pt_try() {
 #    then crashes in librdmacm.  Seen first with Linux siw servers (see
 #    the top of 62-dp-perftest.sh), then with a siw2 server on a busy
 #    host (ib_read_lat, 888 octets of the first connection on the wire).
-#    Repeated only when the client says exactly that and the server
-#    reported no error of its own;
+#    Repeated only when the client says exactly that, the server
+#    reported no error of its own, and the trace holds the witness that
+#    nothing listened (lib-peer.sh perftest_no_listener: the kernel's TCP
+#    reset with reason NO_SOCKET from the port, or a siw2 client's
+#    handshake ended by a reset, status -111), with no MPA reject;
 #  - perftest's clock calibration failed ("Correlation coefficient r^2 <
 #    0.9": it times the CPU against the clock at start, which a busy TCG
 #    host can spoil): no time base, so the figures mean nothing (they may
@@ -234,11 +238,11 @@ pt_calibration_only() {
 # pt_again PAIR OUT: after a failed pt_try, echo why it may be repeated
 # once (one of the faults outside siw2 listed above); nothing otherwise.
 pt_again() {
-	local pair=$1 o=$2
+	local pair=$1 o=$2 wit
 	if [[ -n $STALL && ( $pair == siw:* || $pair == *:siw ) ]]; then
 		echo "hung with unread bytes in the siw server's socket (${STALL//$'\n'/; }): Linux siw's accept race (lib-peer.sh siw_rx_stalled)"
-	elif perftest_cm_race "$o.c" "$o.s"; then
-		echo "perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails)"
+	elif perftest_cm_race "$o.c" "$o.s" && wit=$(perftest_no_listener "$o" "$port"); then
+		echo "perftest's data connection came before its ${pair%%:*} server listened again (REJECTED -111 / Connection refused; perftest's own retry then fails; trace: $wit)"
 	elif pt_calibration_only "$o"; then
 		echo "perftest's clock calibration failed, the run's only fault besides the figures it spoiled"
 	fi

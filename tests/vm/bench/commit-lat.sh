@@ -65,6 +65,7 @@ lat() {
 	local tag=$1-$2-$3 lp rc line try
 	for try in 1 2; do
 		port=$((port + 1))
+		perftest_trace_mark "$R/lat-$tag"
 		ip netns exec pa stdbuf -oL ib_send_lat -d s2a -p "$port" "${PT[@]}" \
 			>"$R/lat-$tag.s" 2>&1 &
 		lp=$!
@@ -73,7 +74,7 @@ lat() {
 		ip netns exec pb timeout 1200 stdbuf -oL ib_send_lat -d s2b -p "$port" "${PT[@]}" \
 			"$SRV" >"$R/lat-$tag.c" 2>&1
 		rc=$?
-		perftest_race_retry "$R/lat-$tag" "$rc" "$try" || break
+		perftest_race_retry "$R/lat-$tag" "$rc" "$try" "$port" || break
 		kill -9 "$lp" 2>/dev/null
 		wait "$lp" 2>/dev/null
 	done

@@ -139,5 +139,6 @@ wait_until $((20 * SCALE)) eval '[[ $(siw2_count qps s2a) == 0 && $(siw2_count q
 	fail "objects left: $(cat /sys/kernel/debug/siw2/*/objects | tr '\n' ' ')"
 siw2_link_del s2a
 siw2_link_del s2b
+siw2_assert_zero_counts
 siw2_unload
 log "half-open: detected with keepalive, waiting forever without"

@@ -115,6 +115,7 @@ cm_assert_siw2_objects 30 s2a
 cm_assert_siw2_objects 30 s2b
 siw2_link_del s2a
 siw2_link_del s2b
+siw2_assert_zero_counts
 siw2_unload
 if (( ${#FAILED[@]} )); then
 	printf 'failed: %s\n' "${FAILED[@]}" >&2

@@ -51,6 +51,21 @@ peer_dev() {	# peer_dev siw2|siw: the peer's device on its eth0
 	PDEV=$([[ $1 == siw2 ]] && echo s2p || echo siw0)
 }
 port=7000
+# peer_srv PORT CMD...: CMD in the background on the peer, its output in
+# the peer's $R/srv.out, its exit status in $R/srv-PORT.rc when it ends.
+peer_srv() {
+	local p=$1
+	shift
+	peer "( $* >\$R/srv.out 2>&1; echo \$? >\$R/srv-$p.rc ) >/dev/null 2>&1 &"
+}
+
+# peer_srv_rc PORT: peer_srv PORT's exit status once it ended (20 s at
+# most; "still running" if it did not).
+peer_srv_rc() {
+	wait_until 20 eval "peer 'test -s \$R/srv-$1.rc'" || { echo "still running"; return; }
+	peer "cat \$R/srv-$1.rc"
+}
+
 # peer_listen PORT: the peer's server listens (TCP, as iw_cm listens).
 peer_listen() {
 	wait_until 30 eval "peer \"ss -Hltn 'sport = :$1' | grep -q .\" >/dev/null" ||
@@ -62,9 +77,9 @@ peer_listen() {
 # siw's accept race (lib-peer.sh siw_rx_stalled; 61-dp-rping.sh): logged,
 # and repeated once.
 rping_peer_srv() {
-	local name=$1 size=$2 count=$3 rc n cpid stall probe=() ok=1
+	local name=$1 size=$2 count=$3 rc n cpid stall probe=() ok=1 src
 	port=$((port + 1))
-	peer "timeout 90 rping -s -V -a $SRV -p $port -S $size -C $count >\$R/srv.out 2>&1 &" ||
+	peer_srv "$port" timeout 90 rping -s -V -a "$SRV" -p "$port" -S "$size" -C "$count" ||
 		{ bad "$name: peer rping server"; return; }
 	peer_listen "$port" || { bad "$name: peer rping server not listening"; return; }
 	rping -c -V -v -a "$SRV" -p "$port" -S "$size" -C "$count" >"$R/$name.c" 2>&1 &
@@ -90,6 +105,7 @@ rping_peer_srv() {
 		peer "pkill -x rping; cat \$R/srv.out" | tail -n 10
 	fi
 	wait_until 20 eval "! peer 'pgrep -x rping' >/dev/null" || bad "$name: peer rping server still running"
+	(( ok )) && src=$(peer_srv_rc "$port") && [[ $src != 0 ]] && bad "$name: the peer's rping server rc $src"
 	log "$name: $n pings of $size octets validated"
 }
 
@@ -112,10 +128,11 @@ rping_here_srv() {
 # write_bw NAME [MSS_MIN]: ib_write_bw -R for 4 s, server on the peer; with
 # MSS_MIN, the connection's TCP MSS must exceed it.
 write_bw() {
-	local name=$1 mss_min=${2:-} cp rc mss= try
+	local name=$1 mss_min=${2:-} cp rc mss= try src
 	for try in 1 2; do
 		port=$((port + 1))
-		peer "timeout 90 ib_write_bw -R -d $PDEV -p $port -D 4 >\$R/srv.out 2>&1 &" ||
+		perftest_trace_mark "$R/$name"
+		peer_srv "$port" timeout 90 ib_write_bw -R -d "$PDEV" -p "$port" -D 4 ||
 			{ bad "$name: peer ib_write_bw server"; return; }
 		peer_listen "$port" || { bad "$name: peer ib_write_bw server not listening"; return; }
 		timeout 90 ib_write_bw -R -d s2a -p "$port" -D 4 "$SRV" >"$R/$name.c" 2>&1 &
@@ -127,12 +144,14 @@ write_bw() {
 		wait "$cp"
 		rc=$?
 		peer "cat \$R/srv.out" >"$R/$name.s"
-		perftest_race_retry "$R/$name" "$rc" "$try" || break
+		perftest_race_retry "$R/$name" "$rc" "$try" "$port" || break
 		peer "pkill -x ib_write_bw" >/dev/null 2>&1
 	done
 	bw=$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $4; exit }' "$R/$name.c")
 	(( rc == 0 )) && [[ $bw =~ ^[0-9.]+$ ]] && awk -v b="$bw" 'BEGIN { exit !(b > 0) }' ||
 		{ bad "$name: ib_write_bw rc $rc, average ${bw:-none} MB/s"; tail -n 8 "$R/$name.c" "$R/$name.s"; return; }
+	src=$(peer_srv_rc "$port")
+	[[ $src == 0 ]] || { bad "$name: the peer's ib_write_bw server rc $src"; peer "cat \$R/srv.out" | tail -n 8; }
 	if [[ -n $mss_min ]] && ! (( ${mss:-0} > mss_min )); then
 		bad "$name: TCP MSS ${mss:-unknown}, want above $mss_min"
 	fi
@@ -140,21 +159,24 @@ write_bw() {
 }
 
 send_lat() {
-	local name=$1 rc try
+	local name=$1 rc try src
 	for try in 1 2; do
 		port=$((port + 1))
-		peer "timeout 90 ib_send_lat -R -d $PDEV -p $port -s 64 -n 1000 >\$R/srv.out 2>&1 &" ||
+		perftest_trace_mark "$R/$name"
+		peer_srv "$port" timeout 90 ib_send_lat -R -d "$PDEV" -p "$port" -s 64 -n 1000 ||
 			{ bad "$name: peer ib_send_lat server"; return; }
 		peer_listen "$port" || { bad "$name: peer ib_send_lat server not listening"; return; }
 		timeout 90 ib_send_lat -R -d s2a -p "$port" -s 64 -n 1000 "$SRV" >"$R/$name.c" 2>&1
 		rc=$?
 		peer "cat \$R/srv.out" >"$R/$name.s"
-		perftest_race_retry "$R/$name" "$rc" "$try" || break
+		perftest_race_retry "$R/$name" "$rc" "$try" "$port" || break
 		peer "pkill -x ib_send_lat" >/dev/null 2>&1
 	done
 	lat=$(awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ { print $5; exit }' "$R/$name.c")
 	(( rc == 0 )) && [[ $lat =~ ^[0-9.]+$ ]] ||
 		{ bad "$name: ib_send_lat rc $rc, t_typical ${lat:-none}"; tail -n 8 "$R/$name.c"; return; }
+	src=$(peer_srv_rc "$port")
+	[[ $src == 0 ]] || { bad "$name: the peer's ib_send_lat server rc $src"; peer "cat \$R/srv.out" | tail -n 8; }
 	log "$name: ib_send_lat 64 octets x 1000: t_typical $lat us"
 }
 

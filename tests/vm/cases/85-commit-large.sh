@@ -116,6 +116,7 @@ grep -q "siw2_dp_commit: .* len $half lines $want status 0\$" "$T/trace" ||
 lat() {
 	local tag=$1 port=$2 lp rc try
 	for try in 1 2; do
+		perftest_trace_mark "$R/lat-$tag"
 		ip netns exec pa stdbuf -oL ib_send_lat -R -d s2a -p "$port" -s 64 -n "$LAT_N" \
 			>"$R/lat-$tag.s" 2>&1 &
 		lp=$!
@@ -123,7 +124,7 @@ lat() {
 		ip netns exec pb timeout 600 stdbuf -oL ib_send_lat -R -d s2b -p "$port" -s 64 \
 			-n "$LAT_N" "$SRV" >"$R/lat-$tag.c" 2>&1
 		rc=$?
-		if perftest_race_retry "$R/lat-$tag" "$rc" "$try"; then
+		if perftest_race_retry "$R/lat-$tag" "$rc" "$try" "$port"; then
 			kill -9 "$lp" 2>/dev/null
 			wait "$lp" 2>/dev/null
 			port=$((port + 1))
