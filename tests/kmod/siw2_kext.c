@@ -518,6 +518,29 @@ static void kx_commit_log_step(void)
 	      kx_peek(5120), rv, wc.status);
 }
 
+/*
+ * No DMA MR is durable: all of kernel memory is not persistent memory.
+ * No core API asks a driver for one with the Flush right, so the
+ * driver's op is called directly (and its MR, if any, freed the same
+ * way).
+ */
+static void kx_durable_dma_mr(void)
+{
+	struct ib_device *dev = kx_pd->device;
+	struct ib_mr *mr;
+
+	mr = dev->ops.get_dma_mr(kx_pd, IB_ACCESS_LOCAL_WRITE |
+				 IB_ACCESS_FLUSH_PERSISTENT);
+	CHECK(IS_ERR(mr) && PTR_ERR(mr) == -EMEDIUMTYPE,
+	      "a durable DMA MR refused with EMEDIUMTYPE (%ld)",
+	      IS_ERR(mr) ? PTR_ERR(mr) : 0L);
+	if (!IS_ERR(mr)) {
+		mr->device = dev;
+		mr->pd = kx_pd;
+		dev->ops.dereg_mr(mr, NULL);
+	}
+}
+
 static void kx_commit_step(void)
 {
 	struct ib_rdma_wr fw = {
@@ -540,6 +563,7 @@ static void kx_commit_step(void)
 	rv = siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
 			      1000, NULL, 0, IB_SEND_SIGNALED);
 	CHECK(rv == -EINVAL, "commit of no type refused (rv %d)", rv);
+	kx_durable_dma_mr();
 	rv = kx_write(0, 1000, 4096, IB_WR_RDMA_WRITE, 0);
 	rv = rv ?: siw2_post_commit(kx_id->qp, 9, peer.rkey, peer.addr + 4096,
 				    1000, NULL, SIW2_COMMIT_PERSISTENT,

@@ -458,12 +458,34 @@ static void step_write_commit(struct ibv_mr *mr)
 static void step_ranges(void)
 {
 	static const uint32_t r[][2] = { { 100, 200 }, { 4088, 16 }, { 0, 0 } };
+	static const unsigned int bad_type[] = {
+		0, 1u << 2, SIW2DV_COMMIT_PERSISTENT | 1u << 7,
+	};
 	uint32_t i;
 	int rc;
 
+	/* Refused at post time, nothing sent: no type, an unknown type bit. */
+	for (i = 0; i < sizeof(bad_type) / sizeof(bad_type[0]); i++) {
+		rc = commit_one(20 + i, peer.pm_rkey, peer.pm_addr, 64,
+				bad_type[i]);
+		if (rc != EINVAL)
+			fail("ranges: a Commit of type 0x%x: ibv_wr_complete returned %d (%s), want EINVAL",
+			     bad_type[i], rc, strerror(rc));
+	}
 	for (i = 0; i < 3; i++) {
-		rc = commit_one(10 + i, peer.pm_rkey, peer.pm_addr + r[i][0],
-				r[i][1], pm_type());
+		if (i == 0 && peer.durable) {
+			/* The version 3 builder: a persistent Commit. */
+			ibv_wr_start(qpx);
+			qpx->wr_id = 10;
+			qpx->wr_flags = IBV_SEND_SIGNALED;
+			siw2dv_wr_commit(qpx, peer.pm_rkey,
+					 peer.pm_addr + r[i][0], r[i][1]);
+			rc = ibv_wr_complete(qpx);
+		} else {
+			rc = commit_one(10 + i, peer.pm_rkey,
+					peer.pm_addr + r[i][0], r[i][1],
+					pm_type());
+		}
 		if (rc)
 			fail("ranges: ibv_wr_complete: %s", strerror(rc));
 		expect_wc(10 + i, IBV_WC_SUCCESS, SIW2DV_WC_COMMIT, "ranges");
