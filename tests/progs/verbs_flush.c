@@ -292,6 +292,37 @@ static void complete(const char *what)
 		fail("%s: ibv_wr_complete: %s", what, strerror(rc));
 }
 
+/*
+ * siw2 (--mr-level refused) refuses at post time, with EINVAL and nothing
+ * sent, a Flush of no type, of an unknown type bit, of another level, and
+ * one longer than a Commit can name (2^32 - 1 octets).
+ */
+static void refused_at_post(void)
+{
+	static const struct {
+		const char *what;
+		size_t len;
+		uint8_t type, level;
+	} bad[] = {
+		{ "no type", 64, 0, IBV_FLUSH_RANGE },
+		{ "an unknown type bit", 64, IBV_FLUSH_PERSISTENT | 0x80, IBV_FLUSH_RANGE },
+		{ "another level", 64, IBV_FLUSH_PERSISTENT, 7 },
+		{ "2^32 octets", (size_t)1 << 32, IBV_FLUSH_PERSISTENT, IBV_FLUSH_RANGE },
+	};
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ibv_wr_start(qpx);
+		post_flush(40 + i, peer.pm_rkey, peer.pm_addr, bad[i].len,
+			   bad[i].type, bad[i].level);
+		rc = ibv_wr_complete(qpx);
+		if (rc != EINVAL)
+			fail("mr-level: a Flush of %s: ibv_wr_complete returned %d (%s), want EINVAL",
+			     bad[i].what, rc, strerror(rc));
+	}
+}
+
 static void device_caps(void)
 {
 	struct ibv_device_attr_ex a = {};
@@ -379,9 +410,11 @@ static void client(void)
 		if (rc)
 			fail("mr-level: ibv_wr_complete: %s", strerror(rc));
 		expect_wc(5, IBV_WC_SUCCESS, IBV_WC_FLUSH, "mr-level");
-	} else if (rc != EOPNOTSUPP) {
-		fail("DEC-18: mr-level: ibv_wr_complete returned %d (%s), want EOPNOTSUPP",
-		     rc, strerror(rc));
+	} else {
+		if (rc != EOPNOTSUPP)
+			fail("DEC-18: mr-level: ibv_wr_complete returned %d (%s), want EOPNOTSUPP",
+			     rc, strerror(rc));
+		refused_at_post();
 	}
 	pass("mr-level");
 
