@@ -19,8 +19,9 @@
 #
 # Without case arguments, the cases make check runs on 6.1 (the core
 # cases, tests/vm/core-cases: link lifecycle, device attributes, connection
-# set-up with siw2 and Linux siw, data integrity, rping); "tools/check-kernel.sh 6.1
-# tests/vm/cases/*.sh" is the whole suite there.  Output as run.sh's:
+# set-up with siw2 and Linux siw, data integrity, rping) and KERNEL_CASES
+# below; "tools/check-kernel.sh 6.1 tests/vm/cases/*.sh" is the whole
+# suite there.  Output as run.sh's:
 # the last line is "N passed, N failed, N skipped"; a missing kernel or a
 # failed build is one failure.
 set -uo pipefail
@@ -30,6 +31,9 @@ series=${1:-}
 [[ $series =~ ^[0-9]+\.[0-9]+$ ]] || { echo "usage: $0 SERIES [run.sh arguments]" >&2; exit 2; }
 shift
 mapfile -t CORE_CASES < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$TOP/tests/vm/core-cases")
+# Cases that differ by kernel beyond the core: RDMA Commit, whose Flush
+# rights travel as driver data before Linux 6.2 (uapi.md).
+KERNEL_CASES=(68-rdma-commit)
 
 die() {
 	echo "not ok - check-kernel $series: $*"
@@ -64,7 +68,7 @@ for a in "${args[@]}"; do
 	[[ $a == -* || $a =~ ^[0-9]+$ ]] || files=1
 done
 if (( !files )); then
-	for c in "${CORE_CASES[@]}"; do
+	for c in "${CORE_CASES[@]}" "${KERNEL_CASES[@]}"; do
 		args+=("$TREE/tests/vm/cases/$c.sh")
 	done
 fi
