@@ -470,12 +470,21 @@ srv_cli() {
 	return 1
 }
 
-# hung_report PID: where a process that should have ended waits: its
-# threads' kernel stacks (counted), when gdb is there their user-space
-# backtraces, and the QPs of its namespace with the drivers' details.
+# hung_report PID: where a process that should have ended waits: each
+# thread's state and kernel function (a thread busy in user space, such
+# as perftest polling its CQ, has no kernel stack), the kernel stacks
+# (counted), when gdb is there the user-space backtraces, and the QPs and
+# rdma_cm IDs with the drivers' details and siw2's connections.
 hung_report() {
+	local t
+	[[ -d /proc/$1 ]] || { echo "hung_report: process $1 is gone"; return 0; }
+	for t in /proc/"$1"/task/*; do
+		echo "thread ${t##*/}: $(awk '{ print $3 }' "$t/stat" 2>/dev/null) in $(cat "$t/wchan" 2>/dev/null)"
+	done | sort | uniq -c | head -n 10
 	grep -h . /proc/"$1"/task/*/stack 2>/dev/null | sort | uniq -c | sort -rn | head -n 20
-	rdma -dd resource show qp 2>/dev/null | head -n 20
+	rdma -dd resource show qp 2>&1 | head -n 20
+	rdma resource show cm_id 2>&1 | head -n 10
+	grep -h . /sys/kernel/debug/siw2/*/connections 2>/dev/null | head -n 10
 	command -v gdb >/dev/null || return 0
 	timeout 60 gdb -p "$1" -batch -nx -ex 'thread apply all bt 12' 2>/dev/null |
 		grep -E '^(Thread|#)' | head -n 60
