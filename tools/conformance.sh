@@ -279,6 +279,17 @@ def asserts_id(path, rid, names):
     return False
 
 
+def finish(summary):
+    """Print the problems found and exit 1, or print SUMMARY and exit 0."""
+    for p in problems:
+        print(p)
+    if problems:
+        print("conformance: %d problem(s)" % len(problems))
+        sys.exit(1)
+    print("conformance: " + summary)
+    sys.exit(0)
+
+
 def row_tests(c):
     """A requirement row's Test column: {path: [case names]}."""
     tcol = re.sub(r"\([^)]*\)", "", c[3]).replace("`", "").strip()
@@ -374,14 +385,8 @@ def ran_check(record, logdirs):
                    if os.path.isfile(os.path.join(top, p))):
             problem("%s: none of its tests ran and passed in the last make check (%s)"
                     % (rid, "; ".join(" ".join([p] + n) for p, n in files.items())))
-    for p in problems:
-        print(p)
-    if problems:
-        print("conformance: %d problem(s)" % len(problems))
-        sys.exit(1)
-    print("conformance: every implemented row's test ran and passed (%d results in %s)"
-          % (len(done), record))
-    sys.exit(0)
+    finish("every implemented row's test ran and passed (%d results in %s)"
+           % (len(done), record))
 
 
 if mode == "--ran":
@@ -392,20 +397,16 @@ if mode == "--ran":
 for rid, (no, c) in sorted(rows.items()):
     if len(c) != 5:
         continue
-    status, tcol = c[2], re.sub(r"\([^)]*\)", "", c[3]).replace("`", "").strip()
-    files = {}
-    if tcol and tcol != "-":
-        for entry in tcol.split(";"):
-            words = entry.replace(",", " ").split()
-            path = words[0]
-            if not os.path.isfile(os.path.join(top, path)):
-                problem("%s: test file does not exist: %s" % (rid, path))
-                continue
-            files.setdefault(path, []).extend(words[1:])
-            text = "\n".join(lines_of(path))
-            for name in words[1:]:
-                if not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
-                    problem("%s: no case %s in %s" % (rid, name, path))
+    status, files = c[2], {}
+    for path, names in row_tests(c).items():
+        if not os.path.isfile(os.path.join(top, path)):
+            problem("%s: test file does not exist: %s" % (rid, path))
+            continue
+        files[path] = names
+        text = "\n".join(lines_of(path))
+        for name in names:
+            if not re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", text):
+                problem("%s: no case %s in %s" % (rid, name, path))
     if status != "implemented":
         continue
     if not files:
@@ -455,11 +456,6 @@ if os.path.isfile(digest):
 else:
     ndig = "digest not found (%s): its IDs' coverage not checked" % digest
 
-for p in problems:
-    print(p)
-if problems:
-    print("conformance: %d problem(s)" % len(problems))
-    sys.exit(1)
-print("conformance: %d rows, %s, every cited ID resolves, every implemented row "
-      "is named in a failure message of a named test" % (len(rows), ndig))
+finish("%d rows, %s, every cited ID resolves, every implemented row "
+       "is named in a failure message of a named test" % (len(rows), ndig))
 EOF
