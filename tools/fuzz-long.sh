@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # tools/fuzz-long.sh [--seed S] [--fpdu N] [--hs N] [--phases LIST]
-#                    [--kver KVER] [--hours H]
+#                    [--kver KVER] [--hours H] [--jobs J]
 #
 # A long run of the wire fuzzer (tests/fuzz/README.md): the fuzzer runs on
 # the host at native speed, siw2 and tests/progs/siw2_fuzz_target in a
@@ -17,6 +17,8 @@
 #                 built against it: tools/check-debug.sh's tree is used
 #                 then, build/debug/tree)
 #   --hours H     the guest's time limit (default 12)
+#   --jobs J      J connections at once (default 8, at most 32): J fuzzer processes
+#                 (wire_fuzz.py --jobs), the target with room for 2J
 # SIGTERM or Ctrl-C ends the run early and cleanly: the phase in progress
 # stops after its current connection and prints its summary, later phases
 # are skipped, the guest's checks still run.
@@ -29,7 +31,7 @@
 # split/coalesce property is the VM case's to test.
 set -u
 seed=1 nf=100000 nh=10000 phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp
-kver= hours=12
+kver= hours=12 jobs=8
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--seed) seed=$2; shift ;;
@@ -38,11 +40,14 @@ while [[ $# -gt 0 ]]; do
 	--phases) phases=$2; shift ;;
 	--kver) kver=$2; shift ;;
 	--hours) hours=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
 	*) sed -n '3,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; exit 2 ;;
 	esac
 	shift
 done
 
+[[ $jobs =~ ^[0-9]+$ ]] && (( jobs >= 1 && jobs <= 32 )) ||
+	{ echo "fuzz-long: --jobs takes 1 to 32" >&2; exit 2; }
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tree=$TOP
 if [[ -n $kver ]]; then
@@ -60,9 +65,9 @@ res=$out/vm
 mkdir -p "$res/results"
 p_init=$((17000 + RANDOM % 1000)) p_resp=$((18000 + RANDOM % 1000))
 export SIW2_VM_NIC="user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$p_init-10.0.2.15:7900"
-export SIW2_VM_APPEND="siw2_fuzz_phases=$phases siw2_fuzz_port=$p_resp ${SIW2_VM_APPEND:-}"
+export SIW2_VM_APPEND="siw2_fuzz_phases=$phases siw2_fuzz_port=$p_resp siw2_fuzz_jobs=$jobs ${SIW2_VM_APPEND:-}"
 export SIW2_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-1}
-echo "fuzz-long: seed $seed, $nf FPDU and $nh handshake cases per phase ($phases), in $out"
+echo "fuzz-long: seed $seed, $nf FPDU and $nh handshake cases per phase ($phases), $jobs at once, in $out"
 vm_boot "$res" $((hours * 3600)) "$out/console" run "$tree/tests/fuzz/long-guest.sh" &
 vmpid=$!
 R=$res/results
@@ -94,7 +99,7 @@ for ph in ${phases//,/ }; do
 		continue
 	fi
 	if [[ $ph == *-init* ]]; then
-		"${FUZZ[@]}" "$mode" --connect "127.0.0.1:$p_init" --target-out "$R/$ph.target" \
+		"${FUZZ[@]}" "$mode" --jobs "$jobs" --connect "127.0.0.1:$p_init" --target-out "$R/$ph.target" \
 			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1 &
 		fpid=$!
 		wait "$fpid"
@@ -103,7 +108,7 @@ for ph in ${phases//,/ }; do
 		# connection in progress and prints its summary.
 		kill -0 "$fpid" 2>/dev/null && { wait "$fpid"; rc=$?; }
 	else
-		"${FUZZ[@]}" "$mode" --listen "127.0.0.1:$p_resp" --target-out "$R/$ph.target" \
+		"${FUZZ[@]}" "$mode" --jobs "$jobs" --listen "127.0.0.1:$p_resp" --target-out "$R/$ph.target" \
 			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1 &
 		fpid=$!
 		while ! grep -q '^LISTENING' "$out/$ph.fuzz" 2>/dev/null; do

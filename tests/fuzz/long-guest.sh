@@ -6,7 +6,8 @@
 # siw2_fuzz_target per phase while the host runs tests/fuzz/wire_fuzz.py
 # against it.  Phases come from the kernel command line
 # (siw2_fuzz_phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp; siw2_fuzz_port=N:
-# the host's listening port for the -resp phases).  Per phase, in
+# the host's listening port for the -resp phases; siw2_fuzz_jobs=J: the
+# host's fuzzer lanes, so the target keeps J connections).  Per phase, in
 # $SIW2_RESULTS: the guest writes PHASE.ready once the target listens (or,
 # for -resp phases, waits for the host's PHASE.go first: the host fuzzer
 # must listen before the target connects), and stops the target when the
@@ -18,11 +19,12 @@ need rdma ip timeout
 TARGET=$SIW2_PROGS/siw2_fuzz_target
 [[ -x $TARGET ]] || fail "siw2_fuzz_target not built (run make)"
 R=$SIW2_RESULTS
-phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp port=17901
+phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp port=17901 jobs=1
 for w in $(</proc/cmdline); do
 	case $w in
 	siw2_fuzz_phases=*) phases=${w#*=} ;;
 	siw2_fuzz_port=*) port=${w#*=} ;;
+	siw2_fuzz_jobs=*) jobs=${w#*=} ;;
 	esac
 done
 
@@ -42,8 +44,8 @@ wait_file() { while [[ ! -e $1 ]]; do sleep 0.5; done; }
 
 for ph in ${phases//,/ }; do
 	case $ph in
-	*-init*) role=init args=(--listen 10.0.2.15:7900) ;;
-	*-resp*) role=resp args=(--connect "10.0.2.2:$port" --conns 100000000) ;;
+	*-init*) role=init args=(--listen 10.0.2.15:7900 --slots $((jobs > 2 ? 2 * jobs : 4))) ;;
+	*-resp*) role=resp args=(--connect "10.0.2.2:$port" --conns 100000000 --slots "$jobs") ;;
 	*) fail "unknown phase $ph" ;;
 	esac
 	# siw2's Request asks for peer-to-peer in fpdu-resp-p2p and hs-resp.

@@ -11,10 +11,17 @@ connection number k draws from random.Random("SEED:k"), so one failing
 connection replays alone with --only K.
 
   wire_fuzz.py fpdu --target-out FILE --seed S (--cases N | --conns N)
-               (--connect HOST:PORT | --listen ADDR:PORT) [--only K]
+               (--connect HOST:PORT | --listen ADDR:PORT) [--only K] [--jobs J]
   wire_fuzz.py handshake --target-out FILE --seed S --cases N
-               (--connect HOST:PORT | --listen ADDR:PORT) [--only K]
+               (--connect HOST:PORT | --listen ADDR:PORT) [--only K] [--jobs J]
   wire_fuzz.py selftest
+
+--jobs J: J processes ("lanes") at once, lane i taking connections (or
+handshake cases) first+i, first+i+J, ...; each connection is the same as
+with one lane (its numbers come from "SEED:k"), only their interleaving
+differs.  The target needs --slots J or more.  With several lanes a guard
+failure shows on the connection that ends next, not necessarily the one
+that caused it: --only K, one lane, tells which.
 
 --connect: the fuzzer is the MPA Initiator, siw2 (target --listen) the
 Responder.  --listen: the other way round (target --connect).
@@ -70,8 +77,10 @@ summary "FUZZ <mode> seed=S conns=N cases=N fpdus=N fail=N terms=N ...".
 Exit 0 = no failure, 1 = failures, 2 = usage.
 """
 
+import json
 import os
 import random
+import signal
 import socket
 import struct
 import sys
@@ -176,6 +185,7 @@ class Conn:
         self.tainted = False      # a mutated case survived: no strict outcomes
         self.exact = True
         self.setup = True         # before the probe (RTR exchange)
+        self.lane = 0             # its probe slot (wire_fuzz.py --jobs)
 
     # -- wire
     def send(self, data, chunks=1):
@@ -408,10 +418,11 @@ def run_case(c, case):
 
 
 def probe(c):
-    """The fresh QP places a Write and answers a Read of it."""
+    """The fresh QP places a Write and answers a Read of it, in the probe
+    region's 16 octets of this lane, which nothing else writes."""
     c.setup = False
-    m = c.mrs["rw"]
-    off = c.rng.randrange(0, m["len"] - 16)
+    m = c.mrs["probe"]
+    off = 16 * c.lane
     data = rbytes(c.rng, 16)
     w = tagged(OP_WRITE, c.rv, m["stag"], m["addr"] + off, data)
     sink = 0xC0DE0000 | (c.k & 0xFFFF)
@@ -601,8 +612,9 @@ class Verdicts:
     MAX_OPEN connections wait for theirs at a time."""
     MAX_OPEN = 2
 
-    def __init__(self, tgt, st, seed):
+    def __init__(self, tgt, st, seed, watch=True):
         self.tgt, self.st, self.seed = tgt, st, seed
+        self.watch = watch        # report HANG/FAIL lines (one lane does)
         self.open = {}            # k -> (desc, cases)
 
     def add(self, k, what):
@@ -623,7 +635,8 @@ class Verdicts:
             for line in self.tgt.lines:
                 kv = parse_kv(line)
                 if line.startswith(("HANG", "FAIL")):
-                    self.fail(None, "target: " + line)
+                    if self.watch:
+                        self.fail(None, "target: " + line)
                     got = True
                     continue
                 k = int(kv.get("tag", "-1")) if line.startswith("CONN ") else -1
@@ -654,10 +667,23 @@ class Verdicts:
 
 
 class Stats:
+    COUNTS = ("conns", "cases", "fpdus", "fails", "terms")
+
     def __init__(self):
         self.conns = self.cases = self.fpdus = self.fails = self.terms = 0
         self.ends = {}
         self.t0 = time.monotonic()
+
+    def dump(self):
+        return json.dumps({"counts": [getattr(self, n) for n in self.COUNTS],
+                           "ends": self.ends})
+
+    def add(self, text):
+        d = json.loads(text)
+        for n, v in zip(self.COUNTS, d["counts"]):
+            setattr(self, n, getattr(self, n) + v)
+        for key, v in d["ends"].items():
+            self.ends[key] = self.ends.get(key, 0) + v
 
     def finish(self, mode, seed):
         """Print the run's summary line; the exit status."""
@@ -670,17 +696,19 @@ class Stats:
         return 1 if self.fails else 0
 
 
-def fpdu_conn(a, k, tgt, lsock, st, verdicts=None, budget=None):
+def fpdu_conn(a, k, tgt, lsock, st, verdicts=None, budget=None, cases=None, lane=0):
     rng = random.Random("%s:%d" % (a.seed, k))
     where = "seed=%s conn=%d" % (a.seed, k)
     case_no, end, c = 0, "budget", None
     try:
         c = connect_initiator(k, rng, tgt.mrs, a.addr) if a.role == "init" else \
             accept_responder(k, rng, tgt, lsock)
+        c.lane = lane
         probe(c)
         if budget is None:
             budget = rng.choice([4, 16, 48])
-        while case_no < budget and (not a.cases or st.cases < a.cases):
+        limit = a.cases if cases is None else cases
+        while case_no < budget and (not limit or st.cases < limit):
             case = gen_case(c, rng)
             case_no += 1
             st.cases += 1
@@ -733,25 +761,96 @@ def start_run(a):
     return tgt, lsock
 
 
+def share(n, lane, lanes):
+    """Lane @lane's part of @n (0: no limit)."""
+    return n // lanes + (lane < n % lanes) if n else 0
+
+
+# Lane processes of the parent, which passes its signals on to them.
+KIDS = []
+
+
+def run_lanes(a, body):
+    """body(lane, lanes, st) in a.jobs processes at once (in this one when
+    a.jobs is 1); their Stats, added up."""
+    total = Stats()
+    if a.jobs <= 1:
+        body(0, 1, total)
+        return total
+    pipes = []
+    sys.stdout.flush()
+    for lane in range(a.jobs):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            del KIDS[:]
+            st = Stats()
+            try:
+                body(lane, a.jobs, st)
+            except BaseException as e:  # noqa: B902 - reported, then counted
+                st.fails += 1
+                print("FAIL lane %d: %r" % (lane, e), flush=True)
+            sys.stdout.flush()
+            os.write(w, st.dump().encode())
+            os._exit(0)
+        os.close(w)
+        KIDS.append(pid)
+        pipes.append((pid, r))
+    for pid, r in pipes:
+        chunks = []
+        while True:
+            b = os.read(r, 65536)
+            if not b:
+                break
+            chunks.append(b)
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        if chunks:
+            total.add(b"".join(chunks).decode())
+        if not chunks or status:
+            total.fails += 1
+            print("FAIL a lane (pid %d) ended with status %d and %s" % (
+                pid, status, "its counts" if chunks else "no counts"), flush=True)
+    del KIDS[:]
+    return total
+
+
 def cmd_fpdu(a):
     tgt, lsock = start_run(a)
     if tgt is None:
         return 1
-    st = Stats()
-    verdicts = Verdicts(tgt, st, a.seed)
-    k = a.first
-    while not (a.conns and st.conns >= a.conns or a.cases and st.cases >= a.cases):
-        if STOP[0]:
-            print("STOP on a signal: the summary counts the connections run", flush=True)
-            break
-        if st.fails >= MAX_FAILS:
-            print("STOP after %d failures" % st.fails, flush=True)
-            break
-        tgt.poll()
-        fpdu_conn(a, k, tgt, lsock, st, verdicts)
-        k += 1
-    verdicts.finish()
+
+    def lane_run(lane, lanes, st):
+        verdicts = Verdicts(tgt, st, a.seed, watch=lanes == 1)
+        conns, cases = share(a.conns, lane, lanes), share(a.cases, lane, lanes)
+        k = a.first + lane
+        while not (conns and st.conns >= conns or cases and st.cases >= cases):
+            if STOP[0]:
+                print("STOP on a signal: the summary counts the connections run", flush=True)
+                break
+            if st.fails >= MAX_FAILS:
+                print("STOP after %d failures" % st.fails, flush=True)
+                break
+            tgt.poll()
+            fpdu_conn(a, k, tgt, lsock, st, verdicts, cases=cases, lane=lane)
+            k += lanes
+        verdicts.finish()
+
+    st = run_lanes(a, lane_run)
+    if a.jobs > 1:
+        target_lines(tgt, st, lambda line: line.startswith(("HANG", "FAIL")))
     return st.finish("fpdu", a.seed)
+
+
+def target_lines(tgt, st, bad):
+    """Count the target's lines @bad picks as failures."""
+    time.sleep(0.5)
+    tgt.poll()
+    for line in tgt.lines:
+        if bad(line):
+            st.fails += 1
+            print("FAIL target: " + line, flush=True)
 
 
 # --------------------------------------------------------------------------
@@ -1013,32 +1112,32 @@ def cmd_handshake(a):
     tgt, lsock = start_run(a)
     if tgt is None:
         return 1
-    st = Stats()
     last = a.first + (1 if a.only is not None else a.cases)
-    for k in range(a.first, last):
-        if STOP[0]:
-            print("STOP on a signal: the summary counts the cases run", flush=True)
-            break
-        if a.role == "init":
-            hs_case_init(a, k, st)
-            if (k + 1) % 25 == 0 or k == last - 1:
-                # The device still works: a valid connection and the probe.
-                tgt.poll()
-                fpdu_conn(a, k, tgt, None, st, budget=0)
-        else:
-            hs_case_resp(a, k, lsock, tgt, st)
-    if True:
+
+    def lane_run(lane, lanes, st):
+        for k in range(a.first + lane, last, lanes):
+            if STOP[0]:
+                print("STOP on a signal: the summary counts the cases run", flush=True)
+                break
+            if a.role == "init":
+                hs_case_init(a, k, st)
+                if (k + 1) % 25 == 0 or k == last - 1:
+                    # The device still works: a valid connection and the probe.
+                    tgt.poll()
+                    fpdu_conn(a, k, tgt, None, st, budget=0, lane=lane)
+            else:
+                hs_case_resp(a, k, lsock, tgt, st)
+
+    st = run_lanes(a, lane_run)
+
+    def bad(line):
         # Every connection the target saw: no hang, guards intact, an
         # established one ended with its QP in ERR and receives completed.
-        time.sleep(0.5)
-        tgt.poll()
-        for line in tgt.lines:
-            kv = parse_kv(line)
-            if line.startswith(("HANG", "FAIL")) or "guards=FAIL" in line or \
-                    line.startswith("CONN") and kv.get("est") == "1" and \
-                    (kv.get("state") != "ERR" or kv.get("unflushed") != "0"):
-                st.fails += 1
-                print("FAIL target: " + line, flush=True)
+        kv = parse_kv(line)
+        return line.startswith(("HANG", "FAIL")) or "guards=FAIL" in line or \
+            line.startswith("CONN") and kv.get("est") == "1" and \
+            (kv.get("state") != "ERR" or kv.get("unflushed") != "0")
+    target_lines(tgt, st, bad)
     return st.finish("handshake", a.seed)
 
 
@@ -1062,7 +1161,7 @@ def selftest():
     mrs = {n: {"stag": 0x100 * (i + 1), "addr": 0x10000 * (i + 1), "len": ln, "seed": i}
            for i, (n, ln) in enumerate([("rw", 8192), ("wo", 3000), ("recv", 8192),
                                         ("ro", 4096), ("none", 3000), ("pd2", 3000),
-                                        ("dereg", 3000)])}
+                                        ("dereg", 3000), ("probe", 1024)])}
     kinds = {}
     n = 0
     for k in range(300):
@@ -1171,10 +1270,14 @@ STOP = [False]
 
 def main(argv):
     import argparse
-    import signal
 
     def stop(signum, frame):
         STOP[0] = True
+        for pid in KIDS:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     p = argparse.ArgumentParser(prog="wire_fuzz.py")
@@ -1191,6 +1294,7 @@ def main(argv):
         q.add_argument("--first", type=int, default=0)
         q.add_argument("--only", type=int, default=None, help="replay connection/case K alone")
         q.add_argument("--verbose", action="store_true")
+        q.add_argument("--jobs", type=int, default=1, help="lanes at once (see above)")
     sub.add_parser("selftest")
     a = p.parse_args(argv)
     if a.cmd == "selftest":
@@ -1199,8 +1303,10 @@ def main(argv):
     host, port = hp.rsplit(":", 1)
     a.addr = (host, int(port))
     a.role = "init" if a.connect else "resp"
+    if a.jobs < 1:
+        p.error("--jobs is at least 1")
     if a.only is not None:
-        a.first, a.conns, a.cases = a.only, 1, 0
+        a.first, a.conns, a.cases, a.jobs = a.only, 1, 0, 1
     elif not (a.cases or a.conns):
         p.error("--cases or --conns")
     return cmd_fpdu(a) if a.cmd == "fpdu" else cmd_handshake(a)

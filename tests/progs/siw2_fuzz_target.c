@@ -13,6 +13,8 @@
  *   options: --ird N --ord N (4, 4)  --recv N (16 posted receives of 512
  *       octets, each reposted when it completes)  --conn-timeout SECS (20:
  *       a connection still up after that is a HANG; the target ends it)
+ *       --slots N (4, at most 64): connections alive at once; in active
+ *       mode that many attempts are kept in flight (a fuzzer with --jobs)
  *
  * One anonymous mapping holds every region with a 16 KiB guard on each
  * side; regions start inside a page. Guards are filled with guard_byte(),
@@ -25,6 +27,7 @@
  *   none   LOCAL_WRITE (no remote right)                       never changes
  *   pd2    all rights, in a second PD                          never changes
  *   dereg  deregistered after registration (a dead STag)       never changes
+ *   probe  as rw, 16 octets per fuzzer lane for its probes     may change
  *
  * After each connection the target checks every byte that must not change
  * (the guards and the last four regions), then refills them, so one bad
@@ -71,8 +74,9 @@
 #define PAGE		4096
 #define RECV_SIZE	512
 #define MAX_RECV	16
-#define MAX_SLOTS	4	/* connections alive at once (listen mode) */
+#define MAX_SLOTS	64	/* connections alive at once, at most */
 #define CQ_DEPTH	64
+#define PROBE_LEN	(MAX_SLOTS * 16)	/* a 16-octet probe slot per lane */
 
 struct region {
 	const char *name;
@@ -103,6 +107,7 @@ static struct region regions[] = {
 	REGION("none", IBV_ACCESS_LOCAL_WRITE, 0, 3000, 0x10, 0x44, true, false),
 	REGION("pd2", RWA, 1, 3000, 0x20, 0x55, true, false),
 	REGION("dereg", RWA, 0, 3000, 0x30, 0x66, true, true),
+	REGION("probe", RWA, 0, PROBE_LEN, 0x50, 0x88, false, false),
 };
 #define NREG (sizeof(regions) / sizeof(regions[0]))
 #define RECV_REG 2
@@ -128,8 +133,10 @@ static struct {
 	bool active;
 	long conns;
 	int ird, ord, nrecv;
+	int slots;
 	double conn_timeout;
-} opt = { .ird = 4, .ord = 4, .nrecv = MAX_RECV, .conn_timeout = 20.0 };
+} opt = { .ird = 4, .ord = 4, .nrecv = MAX_RECV, .slots = 4,
+	.conn_timeout = 20.0 };
 
 static uint8_t *map;
 static size_t map_len;
@@ -192,7 +199,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: siw2_fuzz_target --listen|--connect ADDR:PORT [--conns N]\n"
-		"       [--ird N] [--ord N] [--recv N] [--conn-timeout SECS]\n");
+		"       [--ird N] [--ord N] [--recv N] [--conn-timeout SECS]\n"
+		"       [--slots N]\n");
 	exit(2);
 }
 
@@ -209,7 +217,8 @@ static void split_addr(char *s)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_LISTEN = 256, O_CONNECT, O_CONNS, O_IRD, O_ORD, O_RECV, O_TMO };
+	enum { O_LISTEN = 256, O_CONNECT, O_CONNS, O_IRD, O_ORD, O_RECV, O_TMO,
+	       O_SLOTS };
 	static const struct option lo[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "connect", required_argument, NULL, O_CONNECT },
@@ -218,6 +227,7 @@ static void parse_args(int argc, char **argv)
 		{ "ord", required_argument, NULL, O_ORD },
 		{ "recv", required_argument, NULL, O_RECV },
 		{ "conn-timeout", required_argument, NULL, O_TMO },
+		{ "slots", required_argument, NULL, O_SLOTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, modes = 0;
@@ -231,12 +241,14 @@ static void parse_args(int argc, char **argv)
 		case O_ORD: opt.ord = atoi(optarg); break;
 		case O_RECV: opt.nrecv = atoi(optarg); break;
 		case O_TMO: opt.conn_timeout = atof(optarg); break;
+		case O_SLOTS: opt.slots = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (modes != 1 || optind != argc || opt.conns < 0 ||
 	    (opt.active && !opt.conns) || opt.nrecv < 0 ||
-	    opt.nrecv > MAX_RECV || opt.conn_timeout <= 0)
+	    opt.nrecv > MAX_RECV || opt.conn_timeout <= 0 ||
+	    opt.slots < 1 || opt.slots > MAX_SLOTS)
 		usage();
 }
 
@@ -479,7 +491,7 @@ static struct slot *slot_of(struct rdma_cm_id *id)
 {
 	int i;
 
-	for (i = 0; i < MAX_SLOTS; i++)
+	for (i = 0; i < opt.slots; i++)
 		if (slots[i].used && slots[i].id == id)
 			return &slots[i];
 	return NULL;
@@ -489,7 +501,7 @@ static struct slot *free_slot(void)
 {
 	int i;
 
-	for (i = 0; i < MAX_SLOTS; i++)
+	for (i = 0; i < opt.slots; i++)
 		if (!slots[i].used)
 			return &slots[i];
 	return NULL;
@@ -522,7 +534,7 @@ static void handle_async(void)
 		const char *n = async_name(ev.event_type);
 		struct slot *s = NULL;
 
-		for (i = 0; i < MAX_SLOTS; i++)
+		for (i = 0; i < opt.slots; i++)
 			if (slots[i].used && slots[i].qp &&
 			    slots[i].qp == ev.element.qp)
 				s = &slots[i];
@@ -577,10 +589,9 @@ static struct addrinfo *resolve(void)
 	return ai;
 }
 
-/* Active mode: start the next connection attempt. */
-static void start_connect(void)
+/* Active mode: start the next connection attempt in free slot @s. */
+static void start_connect(struct slot *s)
 {
-	struct slot *s = &slots[0];
 	struct addrinfo *ai = resolve();
 
 	memset(s, 0, sizeof(*s));
@@ -637,7 +648,7 @@ static void handle_cm(void)
 			s = free_slot();
 			if (!s) {
 				out("BUSY: a connection request beyond %d at once, rejected",
-				    MAX_SLOTS);
+				    opt.slots);
 				rdma_reject(id, NULL, 0);
 				rdma_destroy_id(id);
 				break;
@@ -709,7 +720,7 @@ static void check_hangs(void)
 {
 	int i;
 
-	for (i = 0; i < MAX_SLOTS; i++) {
+	for (i = 0; i < opt.slots; i++) {
 		struct slot *s = &slots[i];
 		double age = now() - s->t0;
 
@@ -733,7 +744,7 @@ static bool busy(void)
 {
 	int i;
 
-	for (i = 0; i < MAX_SLOTS; i++)
+	for (i = 0; i < opt.slots; i++)
 		if (slots[i].used)
 			return true;
 	return false;
@@ -774,7 +785,7 @@ int main(int argc, char **argv)
 		if (!listen_id->verbs)
 			die("%s is on no RDMA device", opt.host);
 		setup_device(listen_id->verbs);
-		if (rdma_listen(listen_id, 8))
+		if (rdma_listen(listen_id, 64))
 			die_errno("rdma_listen");
 	}
 	out("READY %s %s:%s", opt.active ? "connect" : "listen", opt.host, opt.port);
@@ -786,8 +797,12 @@ int main(int argc, char **argv)
 			{ .fd = ctx ? ctx->async_fd : -1, .events = POLLIN },
 		};
 
-		if (opt.active && !busy() && started < opt.conns) {
-			start_connect();
+		while (opt.active && started < opt.conns) {
+			struct slot *s = free_slot();
+
+			if (!s)
+				break;
+			start_connect(s);
 			started++;
 		}
 		if (poll(pfd, 3, 100) < 0 && errno != EINTR)
@@ -799,7 +814,7 @@ int main(int argc, char **argv)
 		handle_cm();
 		check_hangs();
 	}
-	for (i = 0; i < MAX_SLOTS; i++)
+	for (i = 0; i < (size_t)opt.slots; i++)
 		if (slots[i].used)
 			slot_drop(&slots[i], "STOPPED");
 	for (i = 0; i < NREG; i++)
