@@ -139,6 +139,7 @@ static struct {
 	.conn_timeout = 20.0 };
 
 static uint8_t *map;
+static uint8_t *ref;		/* the mapping as filled: compared with memcmp() */
 static size_t map_len;
 static struct rdma_event_channel *ch;
 static struct ibv_context *ctx;
@@ -299,6 +300,31 @@ static void map_regions(void)
 	for (i = 0; i < NREG; i++)
 		for (o = 0; o < regions[i].len; o++)
 			map[regions[i].off + o] = mr_byte(regions[i].seed, o);
+	ref = malloc(map_len);
+	if (!ref)
+		die("out of memory");
+	memcpy(ref, map, map_len);
+}
+
+/*
+ * The quick check, after every connection: the octets that must hold their
+ * fill equal the copy taken when they were filled (byte by byte under TCG
+ * took a millisecond or more per connection).
+ */
+static bool guards_intact(void)
+{
+	size_t i;
+
+	for (i = 0; i < NREG; i++) {
+		const struct region *r = &regions[i];
+		size_t lo = r->off - r->inner - GUARD, end = r->off + r->len;
+
+		if (memcmp(map + lo, ref + lo, r->off - lo) ||
+		    (r->fixed && memcmp(map + r->off, ref + r->off, r->len)) ||
+		    memcmp(map + end, ref + end, region_end(i) - end))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -311,6 +337,10 @@ static bool check_guards(char *buf, size_t sz)
 	size_t i, o, len = 0;
 	int bad = 0;
 
+	if (guards_intact()) {
+		snprintf(buf, sz, "OK");
+		return true;
+	}
 	for (i = 0; i < NREG; i++) {
 		const struct region *r = &regions[i];
 		size_t lo = r->off - r->inner - GUARD;
@@ -829,6 +859,7 @@ int main(int argc, char **argv)
 		ibv_dealloc_pd(pd[1]);
 	}
 	rdma_destroy_event_channel(ch);
+	free(ref);
 	out("DONE conns=%ld est=%ld guard_fail=%ld hang=%ld", n_done, n_est,
 	    n_guard_fail, n_hang);
 	return n_guard_fail || n_hang ? 1 : 0;
