@@ -24,6 +24,10 @@
 #      case starts, is shown and not counted.
 #   4. siw2's KUnit suites, built as one module for that kernel, run in a
 #      guest of their own (tests/debug/kunit-guest.sh).
+#   5. Coverage: siw2 and the KUnit module are built with gcov counters
+#      (SIW2_GCOV=1; SIW2_GCOV=0 leaves them out), each guest saves them
+#      and tools/coverage.sh adds them up in build/debug/coverage
+#      (summary.txt, unreached.txt, siw2.info for genhtml).
 # Output as make check's (the last line sums 3 and 4); the wall time and
 # the release go to build/debug/last.txt.
 set -uo pipefail
@@ -42,7 +46,8 @@ git -C "$TOP" archive HEAD | tar -x -C "$TREE" || exit 1
 # The protocol digest beside the tree, as beside any clone.
 [[ -d $TOP/../shared && ! -e $OUT/shared ]] && ln -s "$(cd "$TOP/../shared" && pwd)" "$OUT/shared"
 kdir=/lib/modules/$kver/build
-if ! make -C "$TREE" KDIR="$kdir" all >"$OUT/build.log" 2>&1 ||
+gcov=${SIW2_GCOV:-1}
+if ! make -C "$TREE" KDIR="$kdir" SIW2_GCOV="$gcov" all >"$OUT/build.log" 2>&1 ||
    ! SIW2_VM_KVER=$kver "$TREE/tools/build-siw.sh" >>"$OUT/build.log" 2>&1; then
 	tail -n 20 "$OUT/build.log"
 	echo "not ok - check-debug: build against $kver (build/debug/build.log)"
@@ -69,7 +74,8 @@ for f in "$TREE"/tests/kunit/*_kunit.c; do
 	objs+=" ${b%.c}.o"
 done
 for f in "$TREE"/drivers/siw2/*.h; do ln -sfn "$f" "$KM/"; done
-printf 'obj-m := siw2_kunit.o\nsiw2_kunit-y :=%s\n' "$objs" >"$KM/Kbuild"
+printf 'obj-m := siw2_kunit.o\nsiw2_kunit-y :=%s\nGCOV_PROFILE := %s\n' "$objs" \
+	"$([[ $gcov == 1 ]] && echo y || echo n)" >"$KM/Kbuild"
 if ! make -C "$kdir" M="$KM" modules >>"$OUT/build.log" 2>&1; then
 	tail -n 20 "$OUT/build.log"
 	echo "not ok - check-debug: KUnit module against $kver (build/debug/build.log)"
@@ -107,6 +113,11 @@ sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$OUT/check.log" 
 echo "$sum" | tee -a "$OUT/check.log"
 [[ $sum == *" 0 failed,"* ]]
 rc=$?
+if [[ $gcov == 1 ]]; then
+	rm -rf "$OUT/coverage"
+	"$TREE/tools/coverage.sh" --tree "$TREE" --out "$OUT/coverage" "$TREE/build/vm-logs" ||
+		echo "check-debug: no coverage report"
+fi
 {
 	echo "release $kver, HEAD $(git -C "$TOP" rev-parse --short HEAD), $(date -u +%F)"
 	echo "wall $(( $(date +%s) - t0 )) s: $(tail -n1 "$OUT/check.log")"

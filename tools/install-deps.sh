@@ -74,10 +74,13 @@ FRESH_PKGS=(
 	git			# git archive of HEAD
 )
 
-# Only "make debug-kernel" needs these (tools/debug-kernel.sh): a full
-# x86_64 kernel build (objtool needs libelf, the key tools libssl).
+# Only "make debug-kernel" and what runs on that kernel need these
+# (tools/debug-kernel.sh): a full x86_64 kernel build (objtool needs
+# libelf, the key tools libssl); lcov turns the gcov counters of siw2 into
+# the coverage report (tools/coverage.sh).
 DEBUG_PKGS=(
 	libelf-dev libssl-dev
+	lcov
 )
 
 # Debian 12 has two kernels: its default, 6.1 (linux-image-amd64 and

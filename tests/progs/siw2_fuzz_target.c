@@ -124,6 +124,9 @@ struct slot {
 	char async[160];
 	double t0;
 	bool hang;
+	bool closing;		/* ended, waiting for the flushes */
+	double close_by;
+	const char *end;	/* the CM event that ended it */
 	long tag;		/* the fuzzer's connection number, -1: none */
 };
 
@@ -148,6 +151,7 @@ static struct ibv_comp_channel *cc;
 static struct slot slots[MAX_SLOTS];
 static long n_done, n_est, n_guard_fail, n_hang;
 
+/* A line; the main loop flushes them once per turn (stdout is on 9p). */
 static void out(const char *fmt, ...)
 {
 	va_list ap;
@@ -156,7 +160,6 @@ static void out(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-	fflush(stdout);
 }
 
 static void die(const char *fmt, ...)
@@ -480,26 +483,17 @@ static const char *state_name(enum ibv_qp_state st)
 }
 
 /*
- * The connection is over (@end names the CM event that said so): wait a
- * little for the flushes, record the QP state, tear everything down,
+ * After its flushes (or 3 s): record the QP state, tear everything down,
  * check the guards and print the CONN line.
  */
-static void slot_finish(struct slot *s, const char *end)
+static void slot_done(struct slot *s)
 {
 	struct ibv_qp_init_attr qia;
 	struct ibv_qp_attr qpa;
 	const char *state = "none";
-	double deadline = now() + 3.0;
+	const char *end = s->end;
 	char g[256];
 
-	if (s->est)
-		rdma_disconnect(s->id);
-	s->est = false;
-	while (s->posted > 0 && now() < deadline) {
-		poll_slot(s);
-		if (s->posted > 0)
-			usleep(1000);
-	}
 	if (s->qp && !ibv_query_qp(s->qp, &qpa, IBV_QP_STATE, &qia))
 		state = state_name(qpa.qp_state);
 	rdma_destroy_qp(s->id);
@@ -515,6 +509,46 @@ static void slot_finish(struct slot *s, const char *end)
 	    s->wc_err, s->posted, s->async, g, (long)((now() - s->t0) * 1000));
 	n_done++;
 	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The connection is over (@end names the CM event that said so). Its
+ * receives are flushed by then or soon: the slot waits for them in the
+ * main loop (slot_reap()), so other connections go on meanwhile.
+ */
+static void slot_finish(struct slot *s, const char *end)
+{
+	if (s->closing)
+		return;
+	if (s->est)
+		rdma_disconnect(s->id);
+	s->est = false;
+	s->end = end;
+	s->closing = true;
+	s->close_by = now() + 3.0;
+	poll_slot(s);
+	if (s->posted <= 0)
+		slot_done(s);
+}
+
+/* Closing slots whose flushes came, or whose time is up. */
+static bool slot_reap(void)
+{
+	bool waiting = false;
+	int i;
+
+	for (i = 0; i < opt.slots; i++) {
+		struct slot *s = &slots[i];
+
+		if (!s->used || !s->closing)
+			continue;
+		poll_slot(s);
+		if (s->posted <= 0 || now() >= s->close_by)
+			slot_done(s);
+		else
+			waiting = true;
+	}
+	return waiting;
 }
 
 static struct slot *slot_of(struct rdma_cm_id *id)
@@ -792,6 +826,7 @@ int main(int argc, char **argv)
 {
 	struct rdma_cm_id *listen_id = NULL;
 	long started = 0;
+	bool reaping = false;
 	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -819,6 +854,7 @@ int main(int argc, char **argv)
 			die_errno("rdma_listen");
 	}
 	out("READY %s %s:%s", opt.active ? "connect" : "listen", opt.host, opt.port);
+	fflush(stdout);
 
 	while (!stop && (!opt.conns || n_done < opt.conns || busy())) {
 		struct pollfd pfd[3] = {
@@ -835,18 +871,22 @@ int main(int argc, char **argv)
 			start_connect(s);
 			started++;
 		}
-		if (poll(pfd, 3, 100) < 0 && errno != EINTR)
+		if (poll(pfd, 3, reaping ? 5 : 100) < 0 && errno != EINTR)
 			die_errno("poll");
 		if (ctx) {
 			handle_cq_events();
 			handle_async();
 		}
 		handle_cm();
+		reaping = slot_reap();
 		check_hangs();
+		fflush(stdout);
 	}
 	for (i = 0; i < (size_t)opt.slots; i++)
 		if (slots[i].used)
 			slot_drop(&slots[i], "STOPPED");
+	while (slot_reap())
+		usleep(1000);
 	for (i = 0; i < NREG; i++)
 		if (regions[i].mr)
 			ibv_dereg_mr(regions[i].mr);

@@ -79,6 +79,17 @@ else
 	rc=$?
 fi
 cd /
+# A siw2 built for coverage (SIW2_GCOV=1, a kernel with CONFIG_GCOV_KERNEL):
+# its counters, and those of the KUnit module, outlive the module's unload
+# in debugfs; each case keeps its own in its results, gcov/ (tools/coverage.sh
+# adds them up).
+GCOV=/sys/kernel/debug/gcov
+if [[ -d $GCOV ]]; then
+	(cd "$GCOV" && find . -name '*.gcda' \( -path '*/drivers/siw2/*' -o -path '*/kunit-mod/*' \)) |
+		while read -r f; do
+			mkdir -p "$SIW2_RESULTS/gcov/${f%/*}" && cat "$GCOV/$f" >"$SIW2_RESULTS/gcov/$f"
+		done
+fi
 if [[ -w $KMEMLEAK ]]; then
 	echo scan >"$KMEMLEAK"
 	echo scan >"$KMEMLEAK"
