@@ -552,8 +552,9 @@ def accept_responder(k, rng, mrs_source, lsock):
     if req is None or req["key"] != mp.KEY_REQ:
         sock.close()
         raise Fail("no MPA Request from siw2 (%r)" % rest[:20])
-    while not mrs.get("ro"):
-        # The target printed its MR table before it connected.
+    while not mrs.get("probe"):
+        # The target printed its MR table before it connected ("probe"
+        # last), maybe not all of it when we first looked.
         time.sleep(0.01)
         mrs_source.poll()
     p = mpa_params(rng)
