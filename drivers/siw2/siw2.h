@@ -426,6 +426,8 @@ enum {
  * @irq_head: oldest, @irq_count: how many
  * @tx_bvec: SIW2_TX_BVEC_MAX pages of a zero-copy Read Response, with
  *	the IRQ when the IRD is not 0; a QP without it sends copies
+ * @tx_rresp_copy: with MPA CRC and an IRD, SIW2_TX_RRESP_COPY octets:
+ *	a Read Response's payload is copied here before its CRC is taken
  * @dp_on: the data path runs (set at LLP up, cleared when it stops)
  * @dp_failed: an engine reported a fatal error (first one wins)
  * @sock: the connection's socket while @dp_on; the endpoint owns it
@@ -487,6 +489,7 @@ struct siw2_qp {
 	u32 irq_head;
 	u32 irq_count;
 	struct bio_vec *tx_bvec;
+	u8 *tx_rresp_copy;
 	bool dp_on;
 	unsigned long dp_failed;
 	struct socket *sock;

@@ -44,6 +44,8 @@ struct sock;
  * 32 KiB break even, 64 KiB gain ~1.4x and 1 MiB ~2.2x.
  */
 #define SIW2_TX_ZC_MIN		(32 * 1024)
+/* A Read Response payload copied for its CRC: below MPA's 16-bit ULPDU. */
+#define SIW2_TX_RRESP_COPY	U16_MAX
 /* Terminate: control, DDP Segment Length, DDP and RDMAP headers. */
 #define SIW2_TERM_PAYLOAD_MAX	(4 + 2 + 18 + 28)
 

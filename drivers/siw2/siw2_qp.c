@@ -288,6 +288,7 @@ static void siw2_qp_free_queues(struct siw2_qp *qp)
 	kfree(qp->orq);
 	kfree(qp->irq);
 	kfree(qp->tx_bvec);
+	kvfree(qp->tx_rresp_copy);
 }
 
 /*
@@ -1116,19 +1117,25 @@ static int siw2_qp_alloc_rd_queues(struct siw2_qp *qp,
 	/* Only Read Responses go zero-copy (siw2_tx_zc_map()). */
 	struct bio_vec *bvec = ird ? kcalloc(SIW2_TX_BVEC_MAX, sizeof(*bvec),
 					     GFP_KERNEL) : NULL;
+	/* With CRC they are copied once more (siw2_tx_build()). */
+	u8 *copy = ird && conn->crc ? kvmalloc(SIW2_TX_RRESP_COPY,
+					       GFP_KERNEL) : NULL;
 
-	if (!orq || !irq || (ird && !bvec)) {
+	if (!orq || !irq || (ird && !bvec) || (ird && conn->crc && !copy)) {
 		kfree(orq);
 		kfree(irq);
 		kfree(bvec);
+		kvfree(copy);
 		return -ENOMEM;
 	}
 	kfree(qp->orq);
 	kfree(qp->irq);
 	kfree(qp->tx_bvec);
+	kvfree(qp->tx_rresp_copy);
 	qp->orq = orq;
 	qp->irq = irq;
 	qp->tx_bvec = bvec;
+	qp->tx_rresp_copy = copy;
 	qp->ird = ird;
 	qp->ord = ord;
 	return 0;

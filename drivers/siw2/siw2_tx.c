@@ -38,7 +38,11 @@
  * reuse the buffer at once without changing what a retransmission sends.
  * Read Responses complete nothing locally, so their payload pages go to
  * TCP by reference (MSG_SPLICE_PAGES, tx_zcopy); the header and trailer
- * are copied in calls of their own around them.
+ * are copied in calls of their own around them. With MPA CRC a Read
+ * Response's payload is first copied into the QP's tx_rresp_copy and
+ * the CRC taken over that copy: the consumer (or an inbound Write) may
+ * change a Read source at any time, which leaves the data undefined
+ * (RFC 5040) but must not make the CRC disagree with what TCP sends.
  */
 
 #include <linux/cache.h>
@@ -1025,6 +1029,26 @@ static void siw2_tx_zc_next(struct siw2_qp *qp)
 		iov_iter_kvec(&tx->iter, ITER_SOURCE, t, 1, t->iov_len);
 }
 
+/*
+ * The @seg payload octets of a Read Response FPDU, in iov[1..niov-1], as
+ * one piece copied from the source now: what the CRC covers and what TCP
+ * copies are then the same octets.
+ */
+static void siw2_tx_rresp_copy(struct siw2_qp *qp, u32 seg)
+{
+	struct siw2_tx *tx = &qp->tx;
+	u32 i, at = 0;
+
+	for (i = 1; i < tx->niov; i++) {
+		memcpy(qp->tx_rresp_copy + at, tx->iov[i].iov_base,
+		       tx->iov[i].iov_len);
+		at += tx->iov[i].iov_len;
+	}
+	tx->iov[1].iov_base = qp->tx_rresp_copy;
+	tx->iov[1].iov_len = seg;
+	tx->niov = 2;
+}
+
 /* Frame the next DDP segment of the current message as one FPDU. */
 static void siw2_tx_build(struct siw2_qp *qp)
 {
@@ -1049,6 +1073,8 @@ static void siw2_tx_build(struct siw2_qp *qp)
 		siw2_tx_advance(tx, n);
 		seg += n;
 	}
+	if (crc && tx->kind == SIW2_TX_RRESP && seg)
+		siw2_tx_rresp_copy(qp, seg);
 	last = tail || (tx->off + seg == tx->len && !siw2_tx_imm_tail(tx));
 	hlen = siw2_tx_hdr(qp, last, tail);
 	if (tail)
@@ -1069,12 +1095,10 @@ static void siw2_tx_build(struct siw2_qp *qp)
 	}
 	/*
 	 * A zero-copy payload is read again by TCP, and on a retransmission:
-	 * a Read source the consumer changes meanwhile breaks the CRC (the
-	 * peer terminates the connection), as RFC 5040 leaves such a source's
-	 * content undefined anyway.
+	 * only without CRC, which it could no longer match.
 	 */
 	tx->zc_part = 0;
-	if (tx->kind == SIW2_TX_RRESP && seg >= SIW2_TX_ZC_MIN &&
+	if (!crc && tx->kind == SIW2_TX_RRESP && seg >= SIW2_TX_ZC_MIN &&
 	    READ_ONCE(siw2_tx_zcopy) && siw2_tx_zc_map(qp)) {
 		tx->zc_part = 1;
 		tx->zc_len = seg;

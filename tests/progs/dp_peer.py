@@ -228,7 +228,8 @@ WRAP_TO = 0xFFFFFFFFFFFFFFF8   # TO + 16 wraps past 2^64
 class Scn:
     def __init__(self, name, req, desc, build, code=None, hdrs="ddp", mpa="r2c", recv=1,
                  recv_size=256, allow=(), maybe=(), event=None, rwc=None, positive=False,
-                 why="", ird=None, extra="none", wait=None, log_fpdus=None):
+                 why="", ird=None, extra="none", wait=None, log_fpdus=None, run=None,
+                 rcvbuf=None):
         self.name, self.req, self.desc, self.build = name, req, desc, build
         self.code, self.hdrs, self.mpa = code, hdrs, mpa
         self.recv, self.recv_size = recv, recv_size
@@ -239,6 +240,8 @@ class Scn:
         self.rwc = rwc
         self.positive = positive
         self.why = why
+        self.run = run              # a positive scenario's own runner
+        self.rcvbuf = rcvbuf        # our SO_RCVBUF, set before connecting
 
     def target_args(self):
         a = ["--recv", str(self.recv), "--recv-size", str(self.recv_size)]
@@ -263,6 +266,11 @@ SCENARIOS = [
     Scn("valid-ops-rev1", req="BASE-MPA-3 BASE-DDP-3 BASE-RDMAP-4",
         desc="as valid-ops, MPA Rev 1 without CRC", build=None, positive=True, mpa="r1",
         allow=("rw:16:2000", "rw:4000:3000", "wo:0:64", "recv:0:100"), rwc="SUCCESS"),
+    Scn("rresp-source-written", req="BASE-MPA-9",
+        desc="16 Reads of rw stalled by a 4 KiB receive window, a Write rewriting rw, then "
+        "every Response read: any mix of old and new octets, every CRC matching",
+        build=None, positive=True, run=lambda *a: run_rresp_race(*a), rcvbuf=4096, ird=16,
+        allow=("rw:0:%d" % MR_LAYOUT["rw"][0],)),
     # ---- RDMA Write: DDP tagged buffer errors
     Scn("write-bad-stag", req="BASE-DDP-6 BASE-RDMAP-8", desc="Write to an STag no region has",
         build=lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], code=(1, 1, 0x00)),
@@ -425,6 +433,9 @@ SIW_KNOWN = {
     "send-too-long": {"term": "1/2/0x02", "event": "QP_FATAL"},
     "write-bad-dv": _NO_EV, "send-bad-dv": _NO_EV, "send-bad-rv": _NO_EV,
     "write-rv2": _NO_EV, "op-reserved": _NO_EV, "op-imm-unneg": _NO_EV,
+    # the CRC is taken when an FPDU is framed, the source sent later: a
+    # Read source rewritten in between leaves with the old CRC
+    "rresp-source-written": {"data": "bad"},
     # a 4-bit opcode: 0x13 is a Send, placed and completed with SUCCESS
     "op-5bit-rv1": {"term": "none", "close": "open", "guards": "FAIL", "event": "none",
                     "rwc": "=SUCCESS"},
@@ -520,9 +531,11 @@ def parse_target(text):
 # --------------------------------------------------------------------------
 # One scenario on the wire.
 
-def mpa_connect(host, port, mode, out, timeout=5.0):
+def mpa_connect(host, port, mode, out, timeout=5.0, rcvbuf=None, ord_=4):
     """TCP connect and the MPA exchange as Initiator.  Returns (conn, sess)
-    or raises RuntimeError."""
+    or raises RuntimeError.  @rcvbuf: SO_RCVBUF before the connect (a
+    small window stalls the target's transmitter); @ord_: the ORD our
+    Request states."""
     rev = 1 if mode == "r1" else 2
     crc = mode == "r2c"
 
@@ -532,11 +545,15 @@ def mpa_connect(host, port, mode, out, timeout=5.0):
     a.timeout = timeout
     sess = mp.Session(a, out)
     sess.is_initiator = True
-    sock = socket.create_connection((host, port), timeout=timeout)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(timeout)
+    sock.connect((host, port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.settimeout(None)
     conn = mp.Conn(sock, out)
-    pd = mp.enh_data(4, 4) if rev == 2 else b""
+    pd = mp.enh_data(4, ord_) if rev == 2 else b""
     req = mp.build_rr(mp.KEY_REQ, rev=rev, c=1 if crc else 0, s=1 if rev == 2 else 0, pd=pd)
     out(mp.describe_rr("request", mp.parse_rr(req[:20], req[20:])))
     conn.send(req, "request")
@@ -782,7 +799,12 @@ def run_positive(s, ctx, conn, sess, out, wait):
     probs = read_responses(conn, sess, reqs, out, wait)
     obs["data"] = "ok" if not probs else "bad"
     obs["data_probs"] = "; ".join(probs)
-    # Anything else (a Terminate?) within 0.3 s, then our FIN.
+    return end_positive(conn, sess, out, wait, obs)
+
+
+def end_positive(conn, sess, out, wait, obs):
+    """After a positive scenario's checks: anything else (a Terminate?)
+    within 0.3 s, then our FIN and the target's close."""
     more = collect(conn, sess, time.monotonic() + 0.3)
     obs["extra"] = ",".join(fpdu_name(d) for d in more) or "none"
     obs["after"] = "none"
@@ -801,6 +823,65 @@ def run_positive(s, ctx, conn, sess, out, wait):
     return obs
 
 
+RACE_READS = 16         # Read Requests of all of rw: 128,000 octets of Responses
+RACE_K0 = 0             # the Write's pattern, peer_byte(offset): what --allow wants
+
+
+def run_rresp_race(s, ctx, conn, sess, out, wait):
+    """Read Responses whose source changes while they are sent: our small
+    window stalls the target's transmitter inside the Responses (more than
+    its socket holds), then a Write rewrites all of rw, then we read.  Each
+    octet may be old or new (RFC 5040 leaves it undefined), but every
+    FPDU's CRC must match the octets it carries (BASE-MPA-9), and the
+    Responses read after the stall carry new octets (else the stall was
+    not inside them and the scenario proved nothing)."""
+    rw = ctx.mr("rw")
+    if (ctx.ird or 0) < RACE_READS:
+        return {"error": "the target granted IRD %s, the scenario needs %d" % (ctx.ird,
+                                                                              RACE_READS)}
+    reqs = [ctx.rreq(rw.stag, rw.addr, RW_LEN, sink_stag=0x00C0F000 + i,
+                     sink_to=0x100000 * (i + 1), msn=i + 1) for i in range(RACE_READS)]
+    send_msgs(conn, sess, reqs, out)
+    time.sleep(0.5 * float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1))
+    send_msgs(conn, sess, [ctx.write(rw.stag, rw.addr, RW_LEN, k0=RACE_K0)], out)
+    time.sleep(0.3 * float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1))
+    old, new = mr_bytes(rw.seed, 0, RW_LEN), peer_bytes(RACE_K0, RW_LEN)
+    probs, changed, deadline = [], 0, time.monotonic() + wait
+    for i in range(RACE_READS):
+        data = b""
+        while len(data) < RW_LEN:
+            d = sess.next_fpdu(conn, deadline)
+            if d is None or d.get("op") != 0x2 or not d.get("T"):
+                probs.append("Read %d: %s after %d octets" % (
+                    i + 1, fpdu_name(d) if d else conn.closed or "nothing", len(data)))
+                break
+            if sess.crc_on and d["crc"] != "ok":
+                probs.append("BASE-MPA-9: Read %d, the FPDU at octet %d has CRC %s" % (
+                    i + 1, len(data), d["crc"]))
+            data += d["ulpdu"][14:]
+        else:
+            odd = [o for o in range(RW_LEN) if data[o] not in (old[o], new[o])]
+            if odd:
+                probs.append("Read %d: octet %d is neither the old nor the new value" % (
+                    i + 1, odd[0]))
+            changed += sum(1 for o in range(RW_LEN) if data[o] != old[o])
+            out("read-resp %d: %d octets, %d of them already rewritten" % (
+                i + 1, len(data), sum(1 for o in range(RW_LEN) if data[o] != old[o])))
+            continue
+        break
+    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
+           "tddp": "-", "tcrc": "-", "hdr_probs": "",
+           "data": "ok" if not probs else "bad", "data_probs": "; ".join(probs)}
+    if not probs and not changed:
+        probs.append("no Response carried the Write's octets: the stall was not inside them")
+    # The CRC errors are this scenario's data; the session's copy of them
+    # would fail it twice.
+    sess.errors = [e for e in sess.errors if "CRC is bad" not in e]
+    out("read responses: %s; %d octets read after the Write reached them" % (
+        "; ".join(probs) or "every CRC matched", changed))
+    return end_positive(conn, sess, out, wait, obs)
+
+
 def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
     missing = [n for n in MR_LAYOUT if n not in mrs]
     if missing:
@@ -810,7 +891,8 @@ def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
             return {"error": "MR %s: len %d seed 0x%x, dp_peer.py expects %d 0x%x" %
                     (n, mrs[n].len, mrs[n].seed, ln, seed)}
     try:
-        conn, sess = mpa_connect(host, port, s.mpa, out)
+        conn, sess = mpa_connect(host, port, s.mpa, out, rcvbuf=s.rcvbuf,
+                                 ord_=s.ird if s.run and s.ird else 4)
     except (OSError, RuntimeError) as e:
         return {"error": "MPA connect: %s" % e}
     ctx = Ctx(mrs, sess.crc_on, sess.granted_ird)
@@ -826,7 +908,9 @@ def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
         else:
             out("no ESTABLISHED from the target within 5s; going on")
     try:
-        if s.positive:
+        if s.run:
+            obs = s.run(s, ctx, conn, sess, out, wait)
+        elif s.positive:
             obs = run_positive(s, ctx, conn, sess, out, wait)
         else:
             obs = run_negative(s, ctx, conn, sess, out, wait)

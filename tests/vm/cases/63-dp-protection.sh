@@ -63,7 +63,11 @@
 #    the receive, completed SUCCESS;
 #  - a Send with T=1 is parsed as untagged: 1/2/0x01;
 #  - IRD + 1 Read Requests (the Reply said IRD 4) are all answered: no
-#    Terminate, the QP stays RTS.
+#    Terminate, the QP stays RTS;
+#  - a Read Response whose source a Write rewrites while the Response waits
+#    for the window leaves with the CRC of the old octets: every such FPDU
+#    fails its CRC at the peer (siw takes the CRC when it frames the FPDU
+#    and hands the source pages to TCP later; siw2 copies first).
 # Runtime (TCG, 2 vCPUs): the siw suite 110-180 s, the siw2 suite 80-100 s
 # (busy host), about 6.5 min for the case.
 # timeout: 900
