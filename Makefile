@@ -62,7 +62,7 @@ SIW2_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(TOP)/dkms.
 DKMS_SRC := /usr/src/siw2-$(SIW2_VERSION)
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all module sparse ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-host check-fresh check-trixie demo deps clean checkpatch bench bench-ab bench-pmlog check-crash debug-kernel check-debug soak nfs-long
+.PHONY: all module sparse ktest provider progs pmlog rpcrdma peer kunit fuzz-lib install uninstall dkms-src dkms-install dkms-uninstall check check-host check-fresh check-trixie demo deps clean checkpatch bench bench-ab bench-pmlog check-crash debug-kernel check-debug coverage soak nfs-long
 
 all: module ktest provider progs pmlog rpcrdma
 
@@ -215,6 +215,15 @@ debug-kernel:
 check-debug: debug-kernel
 	tools/install-deps.sh
 	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-debug.sh
+
+# Issue 36: coverage of drivers/siw2 by make check's VM cases and the
+# KUnit module, on the coverage kernel (gcov, no checkers; root needed).
+# Report: build/coverage/coverage/ (summary.txt, unreached.txt, siw2.info).
+coverage:
+	tools/install-deps.sh debug
+	$(if $(filter 0,$(shell id -u)),,sudo) tools/debug-kernel.sh --coverage
+	$(if $(filter 0,$(shell id -u)),,sudo) tools/check-debug.sh --coverage -j$(VM_JOBS) \
+		$(sort $(wildcard tests/vm/cases/*.sh))
 
 bench:
 	tools/install-deps.sh bench

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# tools/check-debug.sh [--build-only] [tests/run-all.sh arguments, e.g. case files]
+# tools/check-debug.sh [--coverage] [--build-only] [tests/run-all.sh arguments, e.g. case files]
 #
 # --build-only stops after step 2 (for tools/fuzz-long.sh --kver).
+# --coverage runs the same on the coverage kernel (tools/debug-kernel.sh
+# --coverage: no checkers, gcov on) in build/coverage instead of
+# build/debug, every budget x2 (SIW2_VM_TIMEOUT_SCALE) and at full volume:
+# make check's cases as make check runs them, for the coverage of step 5
+# (make coverage).
 #
 # make check-debug (issue 17): the test suite with the VM cases on the
 # debug guest kernel (tools/debug-kernel.sh: KASAN, KFENCE, UBSAN, lockdep,
@@ -29,17 +34,24 @@
 #      and tools/coverage.sh adds them up in build/debug/coverage
 #      (summary.txt, unreached.txt, siw2.info for genhtml).
 # Output as make check's (the last line sums 3 and 4); the wall time and
-# the release go to build/debug/last.txt.
+# the release go to build/debug/last.txt (build/coverage/ with --coverage).
 set -uo pipefail
 
-build_only=0
-[[ ${1:-} == --build-only ]] && { build_only=1; shift; }
+build_only=0 coverage=0
+while [[ ${1:-} == --build-only || ${1:-} == --coverage ]]; do
+	[[ $1 == --build-only ]] && build_only=1
+	[[ $1 == --coverage ]] && coverage=1
+	shift
+done
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$TOP/build/debug
+kargs=()
+(( coverage )) && OUT=$TOP/build/coverage kargs=(--coverage)
 TREE=$OUT/tree
 t0=$(date +%s)
+mkdir -p "$OUT"
 
-kver=$("$TOP/tools/debug-kernel.sh" --print-kver) || { echo "not ok - check-debug: no debug kernel"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+kver=$("$TOP/tools/debug-kernel.sh" "${kargs[@]}" --print-kver) || { echo "not ok - check-debug: no ${kargs:+coverage}${kargs:-debug} kernel"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 rm -rf "$TREE"
 mkdir -p "$TREE"
 git -C "$TOP" archive HEAD | tar -x -C "$TREE" || exit 1
@@ -86,8 +98,12 @@ fi
 # A report from the debug kernel's own boot (before siw2 is loaded) is
 # shown but not counted (run.sh); the early-boot KASAN report in
 # handle_edge_irq seen under TCG is one.
-export SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-8}
-export SIW2_VM_KLOG_FROM_CASE=1
+export SIW2_VM_KVER=$kver SIW2_VM_KLOG_FROM_CASE=1
+if (( coverage )); then
+	# No checkers: about Debian's kernel's pace, the full volume.
+	export SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-2}
+else
+	export SIW2_VM_TIMEOUT_SCALE=${SIW2_VM_TIMEOUT_SCALE:-8}
 # Volume, not coverage, is cut where this kernel is too slow for CI's
 # figures: case 69's fuzzer slice (about 1.5 cases/s per lane here, so
 # 1,000 FPDU cases per role and 200 per handshake phase instead of 10,000
@@ -101,7 +117,10 @@ export SIW2_VM_KLOG_FROM_CASE=1
 # (32 MiB of fio I/O, 1,000 files, 5 remounts instead of 256 MiB, 10,000
 # and 20); case 72's soak runs 360 s with a flap every 90 s (taking a
 # link down took 10-15 s there, so 20 s flaps left no time clear of one).
-export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000 SIW2_DP_SIZES=1,65536 SIW2_EXT_COUNTER_N=2000 SIW2_PT_ITERS=20 SIW2_NFS_SIZE=32 SIW2_NFS_META=1000 SIW2_NFS_REMOUNTS=5 siw2_soak_secs=360 siw2_soak_flap=90}"
+	export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000 SIW2_DP_SIZES=1,65536 SIW2_EXT_COUNTER_N=2000 SIW2_PT_ITERS=20 SIW2_NFS_SIZE=32 SIW2_NFS_META=1000 SIW2_NFS_REMOUNTS=5 siw2_soak_secs=360 siw2_soak_flap=90}"
+fi
+# Case files named relative to the repository are taken from the tree.
+cd "$TREE" || exit 1
 {
 	"$TREE/tests/run-all.sh" "$@"
 	echo "# stage kunit-guest: the KUnit suites on $kver"
