@@ -13,9 +13,11 @@
 # MPA Responder, the Initiator, the Initiator asking for peer-to-peer),
 # hs-init, hs-resp (N handshake cases each).
 #   --kver KVER   the guest kernel, e.g. 6.12.117-siw2dbg (the debug kernel
-#                 of tools/debug-kernel.sh; the module and programs must be
-#                 built against it: tools/check-debug.sh's tree is used
-#                 then, build/debug/tree)
+#                 of tools/debug-kernel.sh) or 6.12.117-siw2cov (its
+#                 coverage kernel); the module and programs must be built
+#                 against it: tools/check-debug.sh [--coverage] --build-only
+#                 builds build/debug/tree (build/coverage/tree), used then,
+#                 with gcov counters the guest saves (tools/coverage.sh)
 #   --hours H     the guest's time limit (default 12)
 #   --jobs J      J connections at once (default 8, at most 32): J fuzzer processes
 #                 (wire_fuzz.py --jobs), the target with room for 2J
@@ -53,6 +55,7 @@ tree=$TOP
 if [[ -n $kver ]]; then
 	export SIW2_VM_KVER=$kver SIW2_VM_TIMEOUT_SCALE=4
 	[[ $kver == *siw2dbg* ]] && tree=$TOP/build/debug/tree
+	[[ $kver == *siw2cov* ]] && tree=$TOP/build/coverage/tree SIW2_VM_TIMEOUT_SCALE=2
 	[[ -f $tree/drivers/siw2/siw2.ko ]] ||
 		{ echo "fuzz-long: no module built for $kver in $tree (tools/check-debug.sh builds it)" >&2; exit 1; }
 fi
