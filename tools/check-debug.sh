@@ -20,7 +20,8 @@
 #   2. HEAD (what CI would test, not the working tree) is exported to
 #      build/debug/tree and built there against that kernel
 #      (KDIR=/lib/modules/<release>/build), with Linux siw as the peer.
-#   3. tests/run-all.sh runs there with SIW2_VM_KVER=<release> (every
+#   3. tests/run-all.sh (with --coverage: tests/vm/run.sh, the VM cases
+#      only) runs there with SIW2_VM_KVER=<release> (every
 #      guest boots the debug kernel) and SIW2_VM_TIMEOUT_SCALE (default 8)
 #      stretching each case's time budget and the budgets inside it.  Any KASAN, UBSAN, lockdep,
 #      DEBUG_OBJECTS or list report fails its case (tests/vm/vm.sh
@@ -120,9 +121,17 @@ else
 	export SIW2_VM_APPEND="${SIW2_VM_APPEND:-siw2_fuzz_fpdu=1000 siw2_fuzz_hs=200 siw2_fastpath_n=10000 SIW2_DP_SIZES=1,65536 SIW2_EXT_COUNTER_N=2000 SIW2_PT_ITERS=20 SIW2_NFS_SIZE=32 SIW2_NFS_META=1000 SIW2_NFS_REMOUNTS=5 siw2_soak_secs=360 siw2_soak_flap=90}"
 fi
 # Case files named relative to the repository are taken from the tree.
-cd "$TREE" || exit 1
+args=()
+for a in "$@"; do
+	[[ $a != /* && -f $TREE/$a ]] && a=$TREE/$a
+	args+=("$a")
+done
+# Coverage needs the VM cases only: the host stage would build the tree's
+# module again for Debian's kernel.
+stage=("$TREE/tests/run-all.sh")
+(( coverage )) && stage=("$TREE/tests/vm/run.sh")
 {
-	"$TREE/tests/run-all.sh" "$@"
+	"${stage[@]}" "${args[@]}"
 	echo "# stage kunit-guest: the KUnit suites on $kver"
 	"$TREE/tests/vm/run.sh" "$TREE/tests/debug/kunit-guest.sh"
 } 2>&1 | tee "$OUT/check.log"
