@@ -37,6 +37,9 @@ siw2_load
 siw2_link_add - s2e eth0 || fail "rdma link add s2e"
 P=/sys/module/siw2/parameters
 echo 2000 >"$P/mpa_timeout_ms"
+# A connection the target finds stuck (HANG) is shown as the kernel holds
+# it, before the target ends it (as case 69 does).
+export SIW2_FUZZ_HANG_CMD='{ cat /sys/kernel/debug/siw2/*/connections; ss -tnie; } 2>&1 | sed "s/^/  hang| /"'
 
 # wait_file FILE: until the host writes it (no limit: the host's run
 # decides how long a phase takes; the harness's timeout bounds the guest).
