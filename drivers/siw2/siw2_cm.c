@@ -843,6 +843,11 @@ void siw2_cep_established(struct siw2_cep *cep, enum siw2_cep_event ev,
 		return;
 	}
 	siw2_cep_step(cep, ev);
+	/*
+	 * A FIN that came with the last frame of the exchange was taken as
+	 * a cue to read it: look at the socket once more in RDMA mode.
+	 */
+	siw2_cep_kick(cep, SIW2_CEPI_STATE);
 	trace_siw2_cep_conn(cep->id, cep->active, &cep->conn,
 			    siw2_conn_fenced(&cep->conn, cep->active));
 	siw2_cep_upcall(cep, type, 0, rep);
