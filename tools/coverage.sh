@@ -71,8 +71,10 @@ while IFS= read -r g; do
 	d=$g${drv}
 	[[ -d $d ]] && capture "$drv" "$d" "$work/$n.drv.info" && infos+=("$work/$n.drv.info")
 	d=$g${km}
-	if [[ -d $d ]] && capture "$km" "$d" "$work/$n.km.info"; then
-		# The KUnit module's files are the driver's, linked in.
+	if [[ -d $d ]] && capture "$km" "$d" "$work/$n.km.all"; then
+		# The KUnit module's driver files are the driver's, linked in;
+		# its test files are not the driver.
+		"${LCOV[@]}" --remove "$work/$n.km.all" "*_kunit.c" -o "$work/$n.km.info"
 		sed -i "s|^SF:$km/|SF:$drv/|" "$work/$n.km.info"
 		infos+=("$work/$n.km.info")
 	fi
