@@ -841,10 +841,11 @@ def run_rresp_race(s, ctx, conn, sess, out, wait):
                                                                               RACE_READS)}
     reqs = [ctx.rreq(rw.stag, rw.addr, RW_LEN, sink_stag=0x00C0F000 + i,
                      sink_to=0x100000 * (i + 1), msn=i + 1) for i in range(RACE_READS)]
+    scale = float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1)
     send_msgs(conn, sess, reqs, out)
-    time.sleep(0.5 * float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1))
+    time.sleep(0.5 * scale)
     send_msgs(conn, sess, [ctx.write(rw.stag, rw.addr, RW_LEN, k0=RACE_K0)], out)
-    time.sleep(0.3 * float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1))
+    time.sleep(0.3 * scale)
     old, new = mr_bytes(rw.seed, 0, RW_LEN), peer_bytes(RACE_K0, RW_LEN)
     probs, changed, deadline = [], 0, time.monotonic() + wait
     for i in range(RACE_READS):
@@ -864,16 +865,17 @@ def run_rresp_race(s, ctx, conn, sess, out, wait):
             if odd:
                 probs.append("Read %d: octet %d is neither the old nor the new value" % (
                     i + 1, odd[0]))
-            changed += sum(1 for o in range(RW_LEN) if data[o] != old[o])
+            rewritten = sum(1 for o in range(RW_LEN) if data[o] != old[o])
+            changed += rewritten
             out("read-resp %d: %d octets, %d of them already rewritten" % (
-                i + 1, len(data), sum(1 for o in range(RW_LEN) if data[o] != old[o])))
+                i + 1, len(data), rewritten))
             continue
         break
+    if not probs and not changed:
+        probs.append("no Response carried the Write's octets: the stall was not inside them")
     obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
            "tddp": "-", "tcrc": "-", "hdr_probs": "",
            "data": "ok" if not probs else "bad", "data_probs": "; ".join(probs)}
-    if not probs and not changed:
-        probs.append("no Response carried the Write's octets: the stall was not inside them")
     # The CRC errors are this scenario's data; the session's copy of them
     # would fail it twice.
     sess.errors = [e for e in sess.errors if "CRC is bad" not in e]
