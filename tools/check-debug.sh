@@ -46,13 +46,13 @@ while [[ ${1:-} == --build-only || ${1:-} == --coverage ]]; do
 done
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$TOP/build/debug
-kargs=()
-(( coverage )) && OUT=$TOP/build/coverage kargs=(--coverage)
+kargs=() kname=debug
+(( coverage )) && OUT=$TOP/build/coverage kargs=(--coverage) kname=coverage
 TREE=$OUT/tree
 t0=$(date +%s)
 mkdir -p "$OUT"
 
-kver=$("$TOP/tools/debug-kernel.sh" "${kargs[@]}" --print-kver) || { echo "not ok - check-debug: no ${kargs:+coverage}${kargs:-debug} kernel"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+kver=$("$TOP/tools/debug-kernel.sh" "${kargs[@]}" --print-kver) || { echo "not ok - check-debug: no $kname kernel"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 rm -rf "$TREE"
 mkdir -p "$TREE"
 git -C "$TOP" archive HEAD | tar -x -C "$TREE" || exit 1
@@ -63,7 +63,7 @@ gcov=${SIW2_GCOV:-1}
 if ! make -C "$TREE" KDIR="$kdir" SIW2_GCOV="$gcov" all >"$OUT/build.log" 2>&1 ||
    ! SIW2_VM_KVER=$kver "$TREE/tools/build-siw.sh" >>"$OUT/build.log" 2>&1; then
 	tail -n 20 "$OUT/build.log"
-	echo "not ok - check-debug: build against $kver (build/debug/build.log)"
+	echo "not ok - check-debug: build against $kver ($OUT/build.log)"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
@@ -91,7 +91,7 @@ printf 'obj-m := siw2_kunit.o\nsiw2_kunit-y :=%s\nGCOV_PROFILE := %s\n' "$objs" 
 	"$([[ $gcov == 1 ]] && echo y || echo n)" >"$KM/Kbuild"
 if ! make -C "$kdir" M="$KM" modules >>"$OUT/build.log" 2>&1; then
 	tail -n 20 "$OUT/build.log"
-	echo "not ok - check-debug: KUnit module against $kver (build/debug/build.log)"
+	echo "not ok - check-debug: KUnit module against $kver ($OUT/build.log)"
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
@@ -133,7 +133,7 @@ if (( coverage )); then
 	stage=("$TREE/tests/vm/run.sh")
 	# Case 79 installs the packages the host stage builds.
 	(cd "$TREE" && tools/build-debs.sh) >>"$OUT/build.log" 2>&1 ||
-		echo "check-debug: tools/build-debs.sh failed (build/coverage/build.log)"
+		echo "check-debug: tools/build-debs.sh failed ($OUT/build.log)"
 fi
 {
 	"${stage[@]}" "${args[@]}"

@@ -1304,8 +1304,8 @@ def main(argv):
     host, port = hp.rsplit(":", 1)
     a.addr = (host, int(port))
     a.role = "init" if a.connect else "resp"
-    if a.jobs < 1:
-        p.error("--jobs is at least 1")
+    if not 1 <= a.jobs <= 64:
+        p.error("--jobs takes 1 to 64 (the target's probe region has 64 slots)")
     if a.only is not None:
         a.first, a.conns, a.cases, a.jobs = a.only, 1, 0, 1
     elif not (a.cases or a.conns):
