@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # tools/fuzz-long.sh [--seed S] [--fpdu N] [--hs N] [--phases LIST]
-#                    [--kver KVER] [--hours H] [--jobs J]
+#                    [--kver KVER] [--hours H] [--jobs J] [--inject]
 #
 # A long run of the wire fuzzer (tests/fuzz/README.md): the fuzzer runs on
 # the host at native speed, siw2 and tests/progs/siw2_fuzz_target in a
@@ -11,7 +11,13 @@
 # TCG the guest side is then the only slow part.  Phases run one after the
 # other: fpdu-init, fpdu-resp, fpdu-resp-p2p (N FPDU cases each, siw2 the
 # MPA Responder, the Initiator, the Initiator asking for peer-to-peer),
-# hs-init, hs-resp (N handshake cases each).
+# hs-init, hs-resp (N handshake cases each), and fpdu-inject (N FPDU
+# cases through the fuzz file, below).
+#   --inject      the phase fpdu-inject alone (unless --phases says more):
+#                 the same FPDU cases without a TCP connection, MPA
+#                 exchange and QP per connection (wire_fuzz.py --inject);
+#                 HEAD is built with SIW2_FUZZ=1, the fuzz file's module,
+#                 in build/inject/<kernel>/tree (never installed)
 #   --kver KVER   the guest kernel, e.g. 6.12.117-siw2dbg (the debug kernel
 #                 of tools/debug-kernel.sh) or 6.12.117-siw2cov (its
 #                 coverage kernel); the module and programs must be built
@@ -33,7 +39,7 @@
 # split/coalesce property is the VM case's to test.
 set -u
 seed=1 nf=100000 nh=10000 phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp
-kver= hours=12 jobs=8
+kver= hours=12 jobs=8 inject=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--seed) seed=$2; shift ;;
@@ -43,6 +49,7 @@ while [[ $# -gt 0 ]]; do
 	--kver) kver=$2; shift ;;
 	--hours) hours=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
+	--inject) inject=1 ;;
 	*) sed -n '3,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;/^set -u/d'; exit 2 ;;
 	esac
 	shift
@@ -58,6 +65,18 @@ if [[ -n $kver ]]; then
 	[[ $kver == *siw2cov* ]] && tree=$TOP/build/coverage/tree SIW2_VM_TIMEOUT_SCALE=2
 	[[ -f $tree/drivers/siw2/siw2.ko ]] ||
 		{ echo "fuzz-long: no module built for $kver in $tree (tools/check-debug.sh builds it)" >&2; exit 1; }
+fi
+if (( inject )); then
+	[[ $phases == *fpdu-inject* ]] || phases=fpdu-inject
+	tree=$TOP/build/inject/${kver:-default}/tree
+	kdir=()
+	[[ -n $kver ]] && kdir=(KDIR="/lib/modules/$kver/build")
+	# Gcov counters where the kernel has them (the coverage kernel).
+	rm -rf "$tree" && mkdir -p "$tree" || exit 1
+	git -C "$TOP" archive HEAD | tar -x -C "$tree" || exit 1
+	echo "fuzz-long: building HEAD with SIW2_FUZZ=1 in $tree"
+	make -C "$tree" "${kdir[@]}" SIW2_FUZZ=1 SIW2_GCOV=1 all >"$tree/../build.log" 2>&1 ||
+		{ tail -20 "$tree/../build.log"; echo "fuzz-long: build failed" >&2; exit 1; }
 fi
 export SIW2_TOP=$tree
 # shellcheck source=tests/vm/vm.sh
@@ -101,8 +120,10 @@ for ph in ${phases//,/ }; do
 		: >"$R/$ph.done"
 		continue
 	fi
-	if [[ $ph == *-init* ]]; then
-		"${FUZZ[@]}" "$mode" --jobs "$jobs" --connect "127.0.0.1:$p_init" --target-out "$R/$ph.target" \
+	if [[ $ph == *-init* || $ph == *-inject ]]; then
+		how=--connect
+		[[ $ph == *-inject ]] && how=--inject
+		"${FUZZ[@]}" "$mode" --jobs "$jobs" "$how" "127.0.0.1:$p_init" --target-out "$R/$ph.target" \
 			--seed "$seed" --cases "$n" >"$out/$ph.fuzz" 2>&1 &
 		fpid=$!
 		wait "$fpid"

@@ -8,7 +8,8 @@ Reads the layer table of Documentation/design.md (between the markers
 <!-- layering:begin --> and <!-- layering:end -->): each row gives a layer
 number and the files on it; a file may use (call, or read a variable of)
 a file on a lower layer only. The "allowed loops" line names the pairs of
-files that may also use each other.
+files that may also use each other. A file followed by "(SIW2_FUZZ=1)" is
+built only then (the fuzz file): its absence is no problem.
 
 Then it takes every siw2_*.o of the built module (OBJDIR, default
 drivers/siw2), asks nm which symbols each one defines and which it uses,
@@ -33,18 +34,22 @@ DESIGN = os.path.join(TOP, "Documentation", "design.md")
 
 
 def read_table(path):
-    """Return ({file stem: layer}, {(a, b) allowed both ways})."""
+    """Return ({file stem: layer}, {(a, b) allowed both ways}, {stems built
+    only with SIW2_FUZZ=1})."""
     text = open(path, encoding="utf-8").read()
     m = re.search(r"<!-- layering:begin -->(.*?)<!-- layering:end -->", text,
                   re.S)
     if not m:
         sys.exit(f"layering: no layer table in {path}")
-    layer, loops = {}, set()
+    layer, loops, optional = {}, set(), set()
     for line in m.group(1).splitlines():
         row = re.match(r"\|\s*(\d+)\s*\|([^|]*)\|", line)
         if row:
-            for name in re.findall(r"siw2_\w+\.c", row.group(2)):
-                layer[name[:-2]] = int(row.group(1))
+            for name, opt in re.findall(r"(siw2_\w+)\.c(\s*\(SIW2_FUZZ=1\))?",
+                                        row.group(2)):
+                layer[name] = int(row.group(1))
+                if opt:
+                    optional.add(name)
         lm = re.match(r"Allowed loops?:(.*)", line.strip())
         if lm:
             for a, b in re.findall(r"(siw2_\w+)\.c\s*<->\s*(siw2_\w+)\.c",
@@ -53,7 +58,7 @@ def read_table(path):
                 loops.add((b, a))
     if not layer:
         sys.exit("layering: the layer table names no file")
-    return layer, loops
+    return layer, loops, optional
 
 
 def nm(args, obj):
@@ -65,7 +70,7 @@ def nm(args, obj):
 def check(objdir, design):
     """Print the problems of the objects in objdir against design's table;
     return their number."""
-    layer, loops = read_table(design)
+    layer, loops, optional = read_table(design)
     objs = sorted(f[:-2] for f in os.listdir(objdir)
                   if re.fullmatch(r"siw2_\w+\.o", f) and f != "siw2.mod.o")
     if not objs:
@@ -76,7 +81,7 @@ def check(objdir, design):
             bad.append(f"{o}.c: built, but not in the layer table of "
                        "Documentation/design.md")
     for f in layer:
-        if f not in objs:
+        if f not in objs and f not in optional:
             bad.append(f"{f}.c: in the layer table, but not built")
     owner = {}
     for o in objs:

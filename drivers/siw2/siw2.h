@@ -431,6 +431,8 @@ enum {
  * @dp_on: the data path runs (set at LLP up, cleared when it stops)
  * @dp_failed: an engine reported a fatal error (first one wins)
  * @sock: the connection's socket while @dp_on; the endpoint owns it
+ * @fuzz: SIW2_FUZZ builds: the connection without TCP that replaces
+ *	@sock while the fuzz file holds the QP (siw2_fuzz.c), else NULL
  * @tx_work: runs the TX engine, @rx_work: the RX engine
  * @tx_linger: queues @tx_work once more while a busy send queue ring is
  *	watched after running empty (siw2_tx_linger())
@@ -493,6 +495,9 @@ struct siw2_qp {
 	bool dp_on;
 	unsigned long dp_failed;
 	struct socket *sock;
+#ifdef SIW2_FUZZ
+	struct siw2_fuzz_llp *fuzz;
+#endif
 	struct work_struct tx_work;
 	struct work_struct rx_work;
 	struct hrtimer tx_linger;
@@ -528,6 +533,24 @@ static inline void siw2_qp_put(struct siw2_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->ref))
 		complete(&qp->released);
+}
+
+/* The QP's connection without TCP (SIW2_FUZZ builds), or NULL. */
+static inline struct siw2_fuzz_llp *siw2_qp_fuzz(const struct siw2_qp *qp)
+{
+#ifdef SIW2_FUZZ
+	return qp->fuzz;
+#else
+	return NULL;
+#endif
+}
+
+static inline void siw2_qp_set_fuzz(struct siw2_qp *qp,
+				    struct siw2_fuzz_llp *llp)
+{
+#ifdef SIW2_FUZZ
+	qp->fuzz = llp;
+#endif
 }
 
 static inline struct siw2_device *to_siw2_dev(struct ib_device *ibdev)
@@ -755,5 +778,8 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		   const struct siw2_mpa_conn *conn, struct socket *sock,
 		   bool active);
 void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep);
+int siw2_qp_fuzz_up(struct siw2_qp *qp, struct siw2_fuzz_llp *llp,
+		    const struct siw2_mpa_conn *conn);
+void siw2_qp_fuzz_down(struct siw2_qp *qp);
 
 #endif /* _SIW2_H */

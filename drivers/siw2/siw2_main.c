@@ -20,6 +20,7 @@
 
 #include "siw2.h"
 #include "siw2_cm.h"
+#include "siw2_fuzz.h"
 #include "siw2_trace.h"
 
 MODULE_AUTHOR("The siw2 authors");
@@ -332,6 +333,7 @@ static int siw2_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (rv)
 		goto err_free;
 	siw2_debugfs_add_dev(sdev);
+	siw2_fuzz_add_dev(sdev);
 	trace_siw2_dev_add(sdev->dev_id, ndev->name);
 
 	/* A netdev removed while we registered produced no event for us. */

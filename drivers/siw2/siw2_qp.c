@@ -19,6 +19,7 @@
 
 #include "siw2.h"
 #include "siw2_cm.h"
+#include "siw2_fuzz.h"
 #include "siw2_trace.h"
 #include "siw2_wr.h"
 
@@ -642,16 +643,20 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct siw2_qp *qp = to_siw2_qp(ibqp);
 	struct siw2_device *sdev = qp->sdev;
+	struct siw2_fuzz_llp *llp;
 	struct siw2_cep *cep;
 
 	mutex_lock(&qp->state_lock);
 	cep = qp->cep;
 	qp->cep = NULL;
+	llp = siw2_qp_fuzz(qp);
 	mutex_unlock(&qp->state_lock);
 	if (cep) {
 		siw2_cm_qp_close(cep, true);
 		siw2_cep_put(cep);
 	}
+	/* A fuzz file finds the QP no more; it keeps the connection. */
+	siw2_fuzz_llp_orphan(llp);
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
 	siw2_qp_close_cancel(qp);
 	/*
@@ -665,7 +670,11 @@ int siw2_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	siw2_qp_dp_stop(qp);
 	mutex_lock(&qp->state_lock);
 	siw2_qp_flush(qp);
+	/* Armed again meanwhile, perhaps: the engines are stopped now. */
+	llp = siw2_qp_fuzz(qp);
+	siw2_qp_set_fuzz(qp, NULL);
 	mutex_unlock(&qp->state_lock);
+	siw2_fuzz_llp_put(llp);
 	siw2_cq_purge_qp(qp->scq, ibqp);
 	if (qp->rcq != qp->scq)
 		siw2_cq_purge_qp(qp->rcq, ibqp);
@@ -1141,6 +1150,32 @@ static int siw2_qp_alloc_rd_queues(struct siw2_qp *qp,
 	return 0;
 }
 
+/* siw2_qp_llp_up() and siw2_qp_fuzz_up(), under the state lock. */
+static int siw2_qp_up_locked(struct siw2_qp *qp,
+			     const struct siw2_mpa_conn *conn,
+			     struct socket *sock, bool active)
+{
+	int rv = siw2_qp_alloc_rd_queues(qp, conn);
+
+	if (!rv) {
+		qp->conn = *conn;
+		WRITE_ONCE(qp->read_v2, READ_ONCE(siw2_read_v2) &&
+			   siw2_conn_rv(conn) == SIW2_RDMAP_V2);
+		qp->sock = sock;
+		siw2_dp_reset(qp);
+		qp->fenced = siw2_conn_fenced(conn, active);
+		siw2_tx_init(qp);
+		/* A Read RTR used QN 1 MSN 1 of the Initiator (MPA2-P2P-15). */
+		if (conn->p2p && conn->rtr == SIW2_RTR_READ && active)
+			qp->tx.msn_next[SIW2_QN_READ_REQ] = 2;
+		siw2_rx_init(qp,
+			     conn->p2p && conn->rtr == SIW2_RTR_READ && !active);
+		WRITE_ONCE(qp->dp_on, true);
+		siw2_qp_set_state(qp, IB_QPS_RTS);
+	}
+	return rv;
+}
+
 /**
  * siw2_qp_llp_up - the connection is in RDMA mode: the QP enters RTS
  * @qp: QP
@@ -1160,29 +1195,13 @@ int siw2_qp_llp_up(struct siw2_qp *qp, struct siw2_cep *cep,
 		   const struct siw2_mpa_conn *conn, struct socket *sock,
 		   bool active)
 {
-	int rv = 0;
+	int rv;
 
 	mutex_lock(&qp->state_lock);
 	if (qp->cep != cep || qp->state != SIW2_QP_IDLE)
 		rv = -ECONNABORTED;
 	else
-		rv = siw2_qp_alloc_rd_queues(qp, conn);
-	if (!rv) {
-		qp->conn = *conn;
-		WRITE_ONCE(qp->read_v2, READ_ONCE(siw2_read_v2) &&
-			   siw2_conn_rv(conn) == SIW2_RDMAP_V2);
-		qp->sock = sock;
-		siw2_dp_reset(qp);
-		qp->fenced = siw2_conn_fenced(conn, active);
-		siw2_tx_init(qp);
-		/* A Read RTR used QN 1 MSN 1 of the Initiator (MPA2-P2P-15). */
-		if (conn->p2p && conn->rtr == SIW2_RTR_READ && active)
-			qp->tx.msn_next[SIW2_QN_READ_REQ] = 2;
-		siw2_rx_init(qp,
-			     conn->p2p && conn->rtr == SIW2_RTR_READ && !active);
-		WRITE_ONCE(qp->dp_on, true);
-		siw2_qp_set_state(qp, IB_QPS_RTS);
-	}
+		rv = siw2_qp_up_locked(qp, conn, sock, active);
 	mutex_unlock(&qp->state_lock);
 	if (!rv) {
 		/* FPDUs may be queued already, behind the MPA exchange. */
@@ -1212,7 +1231,7 @@ void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep)
 	}
 	siw2_qp_dp_stop(qp);
 	siw2_qp_close_cancel(qp);
-	if (qp->cep == cep) {
+	if (cep && qp->cep == cep) {
 		qp->cep = NULL;
 		put = true;
 	}
@@ -1230,3 +1249,53 @@ void siw2_qp_llp_down(struct siw2_qp *qp, struct siw2_cep *cep)
 	if (put)
 		siw2_cep_put(cep);
 }
+
+#ifdef SIW2_FUZZ
+/**
+ * siw2_qp_fuzz_up - SIW2_FUZZ builds: RTS on a connection without TCP
+ * @qp: QP, Idle and without an endpoint
+ * @llp: the connection (siw2_fuzz_llp.c); the QP takes a reference
+ * @conn: the MPA exchange's outcome to act on, as siw2_qp_llp_up()
+ *
+ * siw2 is the Responder of a client-server connection: fenced until the
+ * first FPDU arrives, as after a real exchange.
+ *
+ * Return: 0, -EBUSY if the QP is not Idle or has a connection, -ENOMEM.
+ */
+int siw2_qp_fuzz_up(struct siw2_qp *qp, struct siw2_fuzz_llp *llp,
+		    const struct siw2_mpa_conn *conn)
+{
+	int rv = -EBUSY;
+
+	mutex_lock(&qp->state_lock);
+	if (!qp->cep && !qp->fuzz && qp->state == SIW2_QP_IDLE) {
+		qp->fuzz = llp;
+		rv = siw2_qp_up_locked(qp, conn, NULL, false);
+		if (rv)
+			qp->fuzz = NULL;
+		else
+			siw2_fuzz_llp_get(llp);
+	}
+	mutex_unlock(&qp->state_lock);
+	return rv;
+}
+
+/**
+ * siw2_qp_fuzz_down - SIW2_FUZZ builds: the connection without TCP ends
+ * @qp: QP
+ *
+ * As a close of its socket: input already queued is processed, then the
+ * QP enters Error and lets go of the connection.
+ */
+void siw2_qp_fuzz_down(struct siw2_qp *qp)
+{
+	struct siw2_fuzz_llp *llp;
+
+	siw2_qp_llp_down(qp, NULL);
+	mutex_lock(&qp->state_lock);
+	llp = qp->fuzz;
+	qp->fuzz = NULL;
+	mutex_unlock(&qp->state_lock);
+	siw2_fuzz_llp_put(llp);
+}
+#endif

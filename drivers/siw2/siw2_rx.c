@@ -27,6 +27,7 @@
 #include <net/tcp.h>
 
 #include "siw2.h"
+#include "siw2_fuzz.h"
 #include "siw2_term.h"
 #include "siw2_trace.h"
 
@@ -1368,10 +1369,21 @@ void siw2_rx_work(struct work_struct *work)
 
 	if (!READ_ONCE(qp->dp_on))
 		return;
-	sk = qp->sock->sk;
-	lock_sock(sk);
-	more = siw2_rx_run(qp, sk, SIW2_RX_BUDGET);
-	release_sock(sk);
+	if (siw2_qp_fuzz(qp)) {
+		read_descriptor_t desc = {
+			.arg.data = qp,
+			.count = SIW2_RX_BUDGET,
+		};
+
+		/* Only this work item reads it: no lock to serialise runs. */
+		more = siw2_fuzz_llp_read(siw2_qp_fuzz(qp), &desc,
+					  siw2_rx_actor);
+	} else {
+		sk = qp->sock->sk;
+		lock_sock(sk);
+		more = siw2_rx_run(qp, sk, SIW2_RX_BUDGET);
+		release_sock(sk);
+	}
 	if (more)
 		siw2_rx_kick(qp);
 }

@@ -59,6 +59,7 @@
 
 #include "siw2.h"
 #include "siw2_fpdu.h"
+#include "siw2_fuzz.h"
 #include "siw2_pmem.h"
 #include "siw2_term.h"
 #include "siw2_trace.h"
@@ -106,7 +107,8 @@ void siw2_tx_kick_waiting(struct siw2_qp *qp)
 void siw2_tx_init(struct siw2_qp *qp)
 {
 	struct siw2_tx *tx = &qp->tx;
-	u32 mss = READ_ONCE(tcp_sk(qp->sock->sk)->mss_cache);
+	u32 mss = qp->sock ? READ_ONCE(tcp_sk(qp->sock->sk)->mss_cache) :
+			     siw2_fuzz_llp_mss(siw2_qp_fuzz(qp));
 
 	memset(tx, 0, sizeof(*tx));
 	tx->msn_next[SIW2_QN_SEND] = 1;
@@ -1198,7 +1200,10 @@ static int siw2_tx_push(struct siw2_qp *qp, size_t *budget, bool more)
 		if (tx->zc_part == 2)
 			msg.msg_flags |= MSG_SPLICE_PAGES;
 		msg.msg_iter = tx->iter;
-		rv = sock_sendmsg(qp->sock, &msg);
+		if (siw2_qp_fuzz(qp))
+			rv = siw2_fuzz_llp_send(siw2_qp_fuzz(qp), &msg);
+		else
+			rv = sock_sendmsg(qp->sock, &msg);
 		if (rv < 0)
 			return rv;
 		/* Without MSG_MORE, TCP pushed all it held. */
@@ -1328,7 +1333,8 @@ static bool siw2_tx_run(struct siw2_qp *qp)
 	again = siw2_tx_loop(qp);
 	if (qp->tx.corked) {
 		qp->tx.corked = false;
-		tcp_sock_set_cork(qp->sock->sk, false);
+		if (qp->sock)
+			tcp_sock_set_cork(qp->sock->sk, false);
 	}
 	if (!again && siw2_tx_drained(qp))
 		siw2_dp_sq_drained(qp);

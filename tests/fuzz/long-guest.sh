@@ -5,7 +5,8 @@
 # (QEMU slirp: 10.0.2.15, the host's loopback seen as 10.0.2.2), and one
 # siw2_fuzz_target per phase while the host runs tests/fuzz/wire_fuzz.py
 # against it.  Phases come from the kernel command line
-# (siw2_fuzz_phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp; siw2_fuzz_port=N:
+# (siw2_fuzz_phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp,fpdu-inject
+# (the last needs a module built with SIW2_FUZZ=1); siw2_fuzz_port=N:
 # the host's listening port for the -resp phases; siw2_fuzz_jobs=J: the
 # host's fuzzer lanes, so the target keeps J connections).  Per phase, in
 # $SIW2_RESULTS: the guest writes PHASE.ready once the target listens (or,
@@ -48,6 +49,7 @@ wait_file() { while [[ ! -e $1 ]]; do sleep 0.5; done; }
 for ph in ${phases//,/ }; do
 	case $ph in
 	*-init*) role=init args=(--listen 10.0.2.15:7900 --slots $((jobs > 2 ? 2 * jobs : 4))) ;;
+	*-inject) role=init args=(--inject 10.0.2.15:7900 --slots "$jobs") ;;
 	*-resp*) role=resp args=(--connect "10.0.2.2:$port" --conns 100000000 --slots "$jobs") ;;
 	*) fail "unknown phase $ph" ;;
 	esac

@@ -11,7 +11,8 @@ connection number k draws from random.Random("SEED:k"), so one failing
 connection replays alone with --only K.
 
   wire_fuzz.py fpdu --target-out FILE --seed S (--cases N | --conns N)
-               (--connect HOST:PORT | --listen ADDR:PORT) [--only K] [--jobs J]
+               (--connect HOST:PORT | --listen ADDR:PORT | --inject HOST:PORT)
+               [--only K] [--jobs J]
   wire_fuzz.py handshake --target-out FILE --seed S --cases N
                (--connect HOST:PORT | --listen ADDR:PORT) [--only K] [--jobs J]
   wire_fuzz.py selftest
@@ -24,7 +25,16 @@ failure shows on the connection that ends next, not necessarily the one
 that caused it: --only K, one lane, tells which.
 
 --connect: the fuzzer is the MPA Initiator, siw2 (target --listen) the
-Responder.  --listen: the other way round (target --connect).
+Responder.  --listen: the other way round (target --connect).  --inject
+(fpdu only; target --inject, a module built with SIW2_FUZZ=1): no TCP
+connection, MPA exchange or QP per connection.  Each lane holds one
+control connection to the target, whose QP the module's fuzz file puts
+into RTS again for every connection, as the MPA exchange drawn from the
+seed would have left it (siw2 the Responder; no peer-to-peer); the
+fuzzer's sends go to the QP's receive engine as TCP segments, cut where
+they would be cut, and its answers come back once siw2 has nothing left
+to do, so silence is known at once instead of after a timeout.  The
+cases and checks are the same.
 
 fpdu mode, per connection: an MPA exchange drawn from the seed (Rev 1 or 2,
 CRC on or off, siw2's capability bits 0x4 RDMAP v2 and 0x2 Commit or
@@ -332,6 +342,119 @@ class Conn:
         if head.take(d):
             self.pending.pop(0)
             return head
+
+
+# --------------------------------------------------------------------------
+# --inject: the QP's stream through the target's control connection.
+
+class InjectLink:
+    """A lane's control connection to siw2_fuzz_target --inject (its
+    header comment has the records)."""
+
+    def __init__(self, addr):
+        self.sock = socket.create_connection(addr, timeout=TARGET_WAIT)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.settimeout(WAIT * 3)
+
+    def _read(self, n):
+        b = b""
+        while len(b) < n:
+            d = self.sock.recv(n - len(b))
+            if not d:
+                raise Fail("the target closed the control connection")
+            b += d
+        return b
+
+    def call(self, typ, payload=b""):
+        """Send a record; return (type, header octets 1..3, payload)."""
+        self.sock.sendall(struct.pack(">B3xI", ord(typ), len(payload)) + payload)
+        try:
+            h = self._read(8)
+            return chr(h[0]), h[1:4], self._read(struct.unpack(">I", h[4:8])[0])
+        except socket.timeout:
+            raise Fail("the target did not answer a '%s' record within %.0fs: "
+                       "siw2 never settled" % (typ, WAIT * 3))
+
+    def arm(self, k, rev, crc, caps, ird, ord_):
+        t, _, pl = self.call("A", struct.pack(">5B3xI", rev, crc, caps, ird, ord_,
+                                               k & 0xFFFFFFFF))
+        err = struct.unpack(">I", pl[:4])[0] if t == "R" and len(pl) == 4 else -1
+        if err:
+            raise Fail("the target could not arm its QP (%s)" % (
+                os.strerror(err) if err > 0 else "reply %r" % t))
+
+
+class InjectSock:
+    """What Conn needs of a socket, over an InjectLink: sends gather as
+    segments until the next recv() hands them over and takes siw2's
+    answer; with nothing buffered and the connection up, recv() times out
+    at once (the target waited until siw2 had nothing left to do)."""
+
+    SEG = 65536                   # the fuzz file's largest segment
+
+    def __init__(self, link):
+        self.link = link
+        self.segs = []
+        self.rbuf = b""
+        self.ended = False
+
+    def settimeout(self, t):
+        pass
+
+    def sendall(self, data):
+        if self.ended:
+            raise BrokenPipeError(32, "Broken pipe")
+        data = bytes(data)
+        for i in range(0, len(data), self.SEG):
+            self.segs.append(data[i:i + self.SEG])
+
+    def _exchange(self, typ, payload=b""):
+        t, h, out = self.link.call(typ, payload)
+        if t != "O":
+            raise Fail("the target answered '%s' with %r" % (typ, t))
+        self.rbuf += out
+        self.ended = self.ended or bool(h[0])
+
+    def _flush(self):
+        if self.segs and not self.ended:
+            self._exchange("D", b"".join(struct.pack(">I", len(g)) + g for g in self.segs))
+        self.segs = []
+
+    def recv(self, n):
+        self._flush()
+        if self.rbuf:
+            d, self.rbuf = self.rbuf[:n], self.rbuf[n:]
+            return d
+        if self.ended:
+            return b""
+        raise socket.timeout("siw2 has nothing more to say")
+
+    def shutdown(self, how):
+        self._flush()
+        if not self.ended:
+            self._exchange("S")
+
+    def close(self):
+        self._flush()
+        if not self.ended:
+            self._exchange("E")
+
+
+def inject_conn(k, rng, mrs, link):
+    """The QP in RTS as an MPA exchange drawn from the seed leaves it: a
+    Conn.  Peer-to-peer and its RTRs are --connect's to test."""
+    p = mpa_params(rng)
+    caps = p["caps"] & 6 if p["rev"] == 2 else 0
+    feats = conn_feats(caps)
+    # siw2's IRD: 2 at least, as over TCP (its Reply's), since a valid
+    # case may have a Read outstanding with the ping.
+    ird = max(2, p["ird"])
+    link.arm(k, p["rev"], int(p["crc"]), caps, ird, p["ord"])
+    c = Conn(k, rng, mrs, InjectSock(link), 2 if "v2" in feats else 1, p["crc"], feats,
+             ird, 1)
+    c.desc = "inject rev=%d crc=%d feats=%s ird=%d" % (
+        p["rev"], p["crc"], ",".join(sorted(feats)) or "-", ird)
+    return c
 
 
 # --------------------------------------------------------------------------
@@ -697,13 +820,18 @@ class Stats:
         return 1 if self.fails else 0
 
 
-def fpdu_conn(a, k, tgt, lsock, st, verdicts=None, budget=None, cases=None, lane=0):
+def fpdu_conn(a, k, tgt, lsock, st, verdicts=None, budget=None, cases=None, lane=0,
+              link=None):
     rng = random.Random("%s:%d" % (a.seed, k))
     where = "seed=%s conn=%d" % (a.seed, k)
     case_no, end, c = 0, "budget", None
     try:
-        c = connect_initiator(k, rng, tgt.mrs, a.addr) if a.role == "init" else \
-            accept_responder(k, rng, tgt, lsock)
+        if a.role == "inject":
+            c = inject_conn(k, rng, tgt.mrs, link)
+        elif a.role == "init":
+            c = connect_initiator(k, rng, tgt.mrs, a.addr)
+        else:
+            c = accept_responder(k, rng, tgt, lsock)
         c.lane = lane
         probe(c)
         if budget is None:
@@ -826,6 +954,7 @@ def cmd_fpdu(a):
         verdicts = Verdicts(tgt, st, a.seed, watch=lanes == 1)
         conns, cases = share(a.conns, lane, lanes), share(a.cases, lane, lanes)
         k = a.first + lane
+        link = InjectLink(a.addr) if a.role == "inject" else None
         while not (conns and st.conns >= conns or cases and st.cases >= cases):
             if STOP[0]:
                 print("STOP on a signal: the summary counts the connections run", flush=True)
@@ -834,8 +963,10 @@ def cmd_fpdu(a):
                 print("STOP after %d failures" % st.fails, flush=True)
                 break
             tgt.poll()
-            fpdu_conn(a, k, tgt, lsock, st, verdicts, cases=cases, lane=lane)
+            fpdu_conn(a, k, tgt, lsock, st, verdicts, cases=cases, lane=lane, link=link)
             k += lanes
+        if link:
+            link.sock.close()
         verdicts.finish()
 
     st = run_lanes(a, lane_run)
@@ -1288,6 +1419,8 @@ def main(argv):
         g = q.add_mutually_exclusive_group(required=True)
         g.add_argument("--connect", metavar="HOST:PORT")
         g.add_argument("--listen", metavar="ADDR:PORT")
+        if name == "fpdu":
+            g.add_argument("--inject", metavar="HOST:PORT")
         q.add_argument("--target-out", required=True)
         q.add_argument("--seed", default="1")
         q.add_argument("--cases", type=int, default=0)
@@ -1300,10 +1433,10 @@ def main(argv):
     a = p.parse_args(argv)
     if a.cmd == "selftest":
         return selftest()
-    hp = a.connect or a.listen
+    hp = a.connect or a.listen or getattr(a, "inject", None)
     host, port = hp.rsplit(":", 1)
     a.addr = (host, int(port))
-    a.role = "init" if a.connect else "resp"
+    a.role = "init" if a.connect else "resp" if a.listen else "inject"
     if not 1 <= a.jobs <= 64:
         p.error("--jobs takes 1 to 64 (the target's probe region has 64 slots)")
     if a.only is not None:

@@ -10,6 +10,13 @@
  *       passive: siw2 is the MPA Responder; N connections (0: until killed)
  *   siw2_fuzz_target --connect ADDR:PORT --conns N [options]
  *       active: siw2 is the MPA Initiator; N connection attempts
+ *   siw2_fuzz_target --inject ADDR:PORT [options]
+ *       no rdma_cm, no MPA, no TCP between fuzzer and QP: each fuzzer lane
+ *       connects to ADDR:PORT with plain TCP (the control connection) and
+ *       gets one QP, which the fuzz file of a SIW2_FUZZ=1 module
+ *       (include/uapi/rdma/siw2-fuzz.h) puts into RTS again after every
+ *       connection's end; the fuzzer's octets go to it as TCP segments
+ *       would, its answers come back on the control connection
  *   options: --ird N --ord N (4, 4)  --recv N (16 posted receives of 512
  *       octets, each reposted when it completes)  --conn-timeout SECS (20:
  *       a connection still up after that is a HANG; the target ends it)
@@ -47,6 +54,21 @@
  *                             command's output follows, taken before the
  *                             target ends the connection)
  *   DONE conns=N est=N guard_fail=N hang=N
+ *   LANE n up|down
+ * In --inject mode the CONN line's end= is TERM (siw2 ended the stream)
+ * or DOWN (the fuzzer did), and there is no HANG: a QP that never settles
+ * leaves the fuzzer waiting for its answer, which is its verdict.
+ *
+ * The control connection (--inject) carries records of a type octet,
+ * three zero octets and a big-endian u32 length, then the payload:
+ *   'A' arm: rev crc caps ird ord 0 0 0, tag (be32)      -> 'R'
+ *   'D' input: segments, each a be32 length and octets   -> 'O'
+ *   'S' the fuzzer's FIN                                 -> 'O'
+ *   'E' the fuzzer ends the connection                   -> 'O'
+ * 'R' carries the errno of the arm (be32 payload, 0: armed); 'O' carries closed
+ * (1: the connection has ended) and the QP state (ibv_qp_state) in the
+ * header's octets 1 and 2, and all siw2 sent since the last 'O' as its
+ * payload.
  * Exit status: 0 = no guard failure, no hang; 1 = some, or a setup
  * failure; 2 = usage.
  */
@@ -63,12 +85,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/siw2-fuzz.h>
 
 #define GUARD		(16 * 1024)
 #define PAGE		4096
@@ -130,10 +157,25 @@ struct slot {
 	long tag;		/* the fuzzer's connection number, -1: none */
 };
 
+struct lane {
+	int sock;		/* the control connection, -1: lane free */
+	int fz;			/* its fuzz file */
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	bool live;		/* armed, its connection not yet ended */
+	int posted, recv_ok, flushed, wc_err;
+	char async[160];
+	long tag;
+	double t0;
+};
+
+static struct lane lanes[MAX_SLOTS];
+
 static struct {
 	const char *host;
 	const char *port;
 	bool active;
+	bool inject;
 	long conns;
 	int ird, ord, nrecv;
 	int slots;
@@ -149,6 +191,7 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd[2];
 static struct ibv_comp_channel *cc;
 static struct slot slots[MAX_SLOTS];
+static struct lane lanes[MAX_SLOTS];	/* --inject */
 static long n_done, n_est, n_guard_fail, n_hang;
 
 /* A line; stdout is line-buffered (main()), so it goes out at once. */
@@ -202,7 +245,7 @@ static uint8_t guard_byte(size_t o)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: siw2_fuzz_target --listen|--connect ADDR:PORT [--conns N]\n"
+		"usage: siw2_fuzz_target --listen|--connect|--inject ADDR:PORT [--conns N]\n"
 		"       [--ird N] [--ord N] [--recv N] [--conn-timeout SECS]\n"
 		"       [--slots N]\n");
 	exit(2);
@@ -221,11 +264,12 @@ static void split_addr(char *s)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_LISTEN = 256, O_CONNECT, O_CONNS, O_IRD, O_ORD, O_RECV, O_TMO,
-	       O_SLOTS };
+	enum { O_LISTEN = 256, O_CONNECT, O_INJECT, O_CONNS, O_IRD, O_ORD,
+	       O_RECV, O_TMO, O_SLOTS };
 	static const struct option lo[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "connect", required_argument, NULL, O_CONNECT },
+		{ "inject", required_argument, NULL, O_INJECT },
 		{ "conns", required_argument, NULL, O_CONNS },
 		{ "ird", required_argument, NULL, O_IRD },
 		{ "ord", required_argument, NULL, O_ORD },
@@ -240,6 +284,7 @@ static void parse_args(int argc, char **argv)
 		switch (c) {
 		case O_LISTEN: split_addr(optarg); modes++; break;
 		case O_CONNECT: split_addr(optarg); opt.active = true; modes++; break;
+		case O_INJECT: split_addr(optarg); opt.inject = true; modes++; break;
 		case O_CONNS: opt.conns = atol(optarg); break;
 		case O_IRD: opt.ird = atoi(optarg); break;
 		case O_ORD: opt.ord = atoi(optarg); break;
@@ -408,7 +453,8 @@ static void setup_device(struct ibv_context *c)
 		}
 }
 
-static void post_recv(struct slot *s, int i)
+/* Receive @i of the recv region on @qp. Return: 1 when posted. */
+static int post_recv_qp(struct ibv_qp *qp, int i)
 {
 	const struct region *r = &regions[RECV_REG];
 	struct ibv_sge sge = {
@@ -419,8 +465,12 @@ static void post_recv(struct slot *s, int i)
 	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	if (ibv_post_recv(s->qp, &wr, &bad) == 0)
-		s->posted++;
+	return ibv_post_recv(qp, &wr, &bad) == 0;
+}
+
+static void post_recv(struct slot *s, int i)
+{
+	s->posted += post_recv_qp(s->qp, i);
 }
 
 /* A CQ and a QP with all receives posted, on @id. */
@@ -596,21 +646,24 @@ static void handle_async(void)
 
 	while (!ibv_get_async_event(ctx, &ev)) {
 		const char *n = async_name(ev.event_type);
-		struct slot *s = NULL;
+		char *a = NULL;
 
-		for (i = 0; i < opt.slots; i++)
+		for (i = 0; i < opt.slots; i++) {
 			if (slots[i].used && slots[i].qp &&
 			    slots[i].qp == ev.element.qp)
-				s = &slots[i];
-		if (s && ev.event_type != IBV_EVENT_PORT_ACTIVE &&
+				a = slots[i].async;
+			if (lanes[i].qp && lanes[i].qp == ev.element.qp)
+				a = lanes[i].async;
+		}
+		if (a && ev.event_type != IBV_EVENT_PORT_ACTIVE &&
 		    ev.event_type != IBV_EVENT_PORT_ERR &&
 		    ev.event_type != IBV_EVENT_DEVICE_FATAL) {
-			size_t l = strlen(s->async);
+			size_t l = strlen(a);
 
-			if (!strcmp(s->async, "none"))
-				snprintf(s->async, sizeof(s->async), "%s", n);
-			else if (l + strlen(n) + 2 < sizeof(s->async))
-				snprintf(s->async + l, sizeof(s->async) - l, ",%s", n);
+			if (!strcmp(a, "none"))
+				snprintf(a, 160, "%s", n);
+			else if (l + strlen(n) + 2 < 160)
+				snprintf(a + l, 160 - l, ",%s", n);
 		} else {
 			out("ASYNC %s", n);
 		}
@@ -822,6 +875,339 @@ static void on_term(int sig)
 	stop = 1;
 }
 
+/* ------------------------------------------------------------ inject */
+
+static char fuzz_path[256];
+static uint8_t io_buf[sizeof(struct siw2_fuzz_cmd) + 65536];
+static uint8_t *out_buf;	/* what siw2 sent, for one 'O' */
+static size_t out_len, out_cap;
+
+static bool full_recv(int fd, void *p, size_t n)
+{
+	return recv(fd, p, n, MSG_WAITALL) == (ssize_t)n;
+}
+
+static bool full_send(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	ssize_t k;
+
+	while (n) {
+		k = send(fd, b, n, MSG_NOSIGNAL);
+		if (k <= 0)
+			return false;
+		b += k;
+		n -= k;
+	}
+	return true;
+}
+
+static void out_add(const void *p, size_t n)
+{
+	if (out_len + n > out_cap) {
+		out_cap = (out_len + n) * 2;
+		out_buf = realloc(out_buf, out_cap);
+		if (!out_buf)
+			die("out of memory");
+	}
+	memcpy(out_buf + out_len, p, n);
+	out_len += n;
+}
+
+/* DOWN on an ended connection fails (ENOTCONN), as it may. */
+static void fz_cmd(struct lane *l, uint32_t op)
+{
+	struct siw2_fuzz_cmd c = { .op = op };
+
+	if (write(l->fz, &c, sizeof(c)) != sizeof(c) && op != SIW2_FUZZ_DOWN)
+		die_errno("fuzz file command");
+}
+
+/* Completions; with @repost, receives go back. Return: how many did. */
+static int lane_poll(struct lane *l, bool repost)
+{
+	struct ibv_wc wc[16];
+	int n, i, again = 0;
+
+	while ((n = ibv_poll_cq(l->cq, 16, wc)) > 0)
+		for (i = 0; i < n; i++) {
+			if (wc[i].opcode & IBV_WC_RECV)
+				l->posted--;
+			if (wc[i].status == IBV_WC_SUCCESS) {
+				l->recv_ok++;
+				if (repost && post_recv_qp(l->qp, (int)wc[i].wr_id)) {
+					l->posted++;
+					again++;
+				}
+			} else if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+				l->flushed++;
+			} else {
+				l->wc_err++;
+			}
+		}
+	return again;
+}
+
+/*
+ * All siw2 says until it has nothing left to do (the fuzz file's read
+ * waits for that), reposting completed receives as they come: a Send
+ * that waited for one goes on then. Return: the connection has ended.
+ */
+static bool lane_drain(struct lane *l, uint8_t *state)
+{
+	struct siw2_fuzz_rep rep;
+	ssize_t n;
+
+	for (;;) {
+		n = read(l->fz, io_buf, sizeof(io_buf));
+		if (n < (ssize_t)sizeof(rep))
+			die("fuzz file read: %s", n < 0 ? strerror(errno) : "short");
+		memcpy(&rep, io_buf, sizeof(rep));
+		out_add(io_buf + sizeof(rep), rep.len);
+		*state = rep.state;
+		if (rep.more)
+			continue;
+		if (rep.closed)
+			return true;
+		if (!lane_poll(l, true))
+			return false;
+	}
+}
+
+/* The connection has ended: its verdict line, the guards checked. */
+static void lane_conn_end(struct lane *l, const char *end)
+{
+	char g[256];
+
+	lane_poll(l, false);
+	handle_async();
+	if (!check_guards(g, sizeof(g))) {
+		n_guard_fail++;
+		fill_fixed();
+	}
+	out("CONN %ld tag=%ld est=1 end=%s state=ERR recv_ok=%d flushed=%d wc_err=%d unflushed=%d async=%s guards=%s ms=%ld",
+	    n_done, l->tag, end, l->recv_ok, l->flushed, l->wc_err, l->posted,
+	    l->async, g, (long)((now() - l->t0) * 1000));
+	n_done++;
+	l->live = false;
+}
+
+static int lane_arm(struct lane *l, const uint8_t *p)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = MAX_RECV,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_RESET };
+	struct siw2_fuzz_cmd c = { .op = SIW2_FUZZ_ARM };
+	int i;
+
+	if (!l->qp) {
+		l->cq = ibv_create_cq(ctx, CQ_DEPTH, NULL, NULL, 0);
+		if (!l->cq)
+			die_errno("ibv_create_cq");
+		qa.send_cq = qa.recv_cq = l->cq;
+		l->qp = ibv_create_qp(pd[0], &qa);
+		if (!l->qp)
+			die_errno("ibv_create_qp");
+	} else if (ibv_modify_qp(l->qp, &at, IBV_QP_STATE)) {
+		die_errno("ibv_modify_qp RESET");
+	}
+	lane_poll(l, false);
+	at.qp_state = IBV_QPS_INIT;
+	at.qp_access_flags = RWA & ~IBV_ACCESS_LOCAL_WRITE;
+	if (ibv_modify_qp(l->qp, &at, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS))
+		die_errno("ibv_modify_qp INIT");
+	l->posted = l->recv_ok = l->flushed = l->wc_err = 0;
+	strcpy(l->async, "none");
+	for (i = 0; i < opt.nrecv; i++)
+		l->posted += post_recv_qp(l->qp, i);
+	l->tag = (long)((uint32_t)p[8] << 24 | p[9] << 16 | p[10] << 8 | p[11]);
+	l->t0 = now();
+	c.arg[0] = l->qp->qp_num;
+	for (i = 0; i < 5; i++)
+		c.arg[i + 1] = p[i];
+	if (write(l->fz, &c, sizeof(c)) != sizeof(c))
+		return errno;
+	l->live = true;
+	n_est++;
+	return 0;
+}
+
+static void lane_free(struct lane *l)
+{
+	uint8_t st;
+
+	if (l->live) {
+		fz_cmd(l, SIW2_FUZZ_DOWN);
+		lane_drain(l, &st);
+		lane_conn_end(l, "DOWN");
+	}
+	fz_cmd(l, SIW2_FUZZ_DISARM);
+	if (l->qp && ibv_destroy_qp(l->qp))
+		die_errno("ibv_destroy_qp");
+	if (l->cq && ibv_destroy_cq(l->cq))
+		die_errno("ibv_destroy_cq");
+	close(l->fz);
+	close(l->sock);
+	out("LANE %ld down", (long)(l - lanes));
+	memset(l, 0, sizeof(*l));
+	l->sock = -1;
+}
+
+/* One record from the fuzzer; false when the lane is done. */
+static bool lane_serve(struct lane *l)
+{
+	uint8_t hdr[8], st = IBV_QPS_ERR, rep[8];
+	uint32_t len, seg;
+	bool closed = !l->live;
+	size_t off;
+	uint8_t *p;
+	uint32_t err;
+
+	if (!full_recv(l->sock, hdr, sizeof(hdr)))
+		return false;
+	memcpy(&len, hdr + 4, 4);
+	len = ntohl(len);
+	p = malloc(len ? len : 1);
+	if (!p)
+		die("out of memory");
+	if (len && !full_recv(l->sock, p, len)) {
+		free(p);
+		return false;
+	}
+	out_len = 0;
+	switch (hdr[0]) {
+	case 'A':
+		if (l->live) {
+			fz_cmd(l, SIW2_FUZZ_DOWN);
+			lane_drain(l, &st);
+			lane_conn_end(l, "DOWN");
+		}
+		err = htonl(len == 12 ? lane_arm(l, p) : EINVAL);
+		memset(rep, 0, sizeof(rep));
+		rep[0] = 'R';
+		len = htonl(4);
+		memcpy(rep + 4, &len, 4);
+		free(p);
+		return full_send(l->sock, rep, sizeof(rep)) &&
+		       full_send(l->sock, &err, 4);
+	case 'D':
+		for (off = 0; l->live && off + 4 <= len; off += 4 + seg) {
+			struct siw2_fuzz_cmd c = { .op = SIW2_FUZZ_DATA };
+
+			memcpy(&seg, p + off, 4);
+			seg = ntohl(seg);
+			if (seg > len - off - 4 || seg > 65536)
+				die("a bad 'D' record");
+			c.len = seg;
+			memcpy(io_buf, &c, sizeof(c));
+			memcpy(io_buf + sizeof(c), p + off + 4, seg);
+			if (write(l->fz, io_buf, sizeof(c) + seg) < 0)
+				break;	/* ended meanwhile: as a send after RST */
+		}
+		if (l->live)
+			closed = lane_drain(l, &st);
+		break;
+	case 'S':
+	case 'E':
+		if (l->live) {
+			fz_cmd(l, SIW2_FUZZ_DOWN);
+			lane_drain(l, &st);
+		}
+		closed = true;
+		break;
+	default:
+		die("a record of unknown type 0x%02x", hdr[0]);
+	}
+	free(p);
+	if (closed && l->live)
+		lane_conn_end(l, hdr[0] == 'D' ? "TERM" : "DOWN");
+	rep[0] = 'O';
+	rep[1] = closed;
+	rep[2] = st;
+	rep[3] = 0;
+	len = htonl(out_len);
+	memcpy(rep + 4, &len, 4);
+	return full_send(l->sock, rep, sizeof(rep)) &&
+	       full_send(l->sock, out_buf, out_len);
+}
+
+static int inject_listen(void)
+{
+	struct addrinfo *ai = resolve();
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64))
+		die_errno("control listen");
+	freeaddrinfo(ai);
+	return fd;
+}
+
+static void inject_accept(int lfd)
+{
+	int i, one = 1, fd = accept(lfd, NULL, NULL);
+	struct lane *l = NULL;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < opt.slots && !l; i++)
+		if (lanes[i].sock < 0)
+			l = &lanes[i];
+	if (!l) {
+		out("BUSY: a lane beyond %d at once, refused", opt.slots);
+		close(fd);
+		return;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	memset(l, 0, sizeof(*l));
+	l->sock = fd;
+	l->fz = open(fuzz_path, O_RDWR);
+	if (l->fz < 0)
+		die("%s: %s (a module built with SIW2_FUZZ=1?)", fuzz_path,
+		    strerror(errno));
+	out("LANE %ld up", (long)(l - lanes));
+}
+
+/* --inject: serve fuzzer lanes until stopped. */
+static void inject_run(void)
+{
+	struct pollfd pfd[MAX_SLOTS + 1];
+	int lfd = inject_listen(), i, n;
+
+	for (i = 0; i < MAX_SLOTS; i++)
+		lanes[i].sock = -1;
+	snprintf(fuzz_path, sizeof(fuzz_path), "/sys/kernel/debug/siw2/%s/fuzz",
+		 ibv_get_device_name(ctx->device));
+	out("READY inject %s:%s", opt.host, opt.port);
+	while (!stop) {
+		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (i = 0; i < opt.slots; i++)
+			pfd[i + 1] = (struct pollfd){ .fd = lanes[i].sock,
+						      .events = POLLIN };
+		n = poll(pfd, opt.slots + 1, 200);
+		if (n < 0 && errno != EINTR)
+			die_errno("poll");
+		if (n <= 0)
+			continue;
+		if (pfd[0].revents)
+			inject_accept(lfd);
+		for (i = 0; i < opt.slots; i++)
+			if (lanes[i].sock >= 0 && pfd[i + 1].revents &&
+			    !lane_serve(&lanes[i]))
+				lane_free(&lanes[i]);
+	}
+	for (i = 0; i < opt.slots; i++)
+		if (lanes[i].sock >= 0)
+			lane_free(&lanes[i]);
+	close(lfd);
+	free(out_buf);
+}
+
+
 int main(int argc, char **argv)
 {
 	struct rdma_cm_id *listen_id = NULL;
@@ -844,18 +1230,26 @@ int main(int argc, char **argv)
 
 		if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP))
 			die_errno("rdma_create_id");
+		/* --inject: the device only; its port is the control one. */
+		if (opt.inject)
+			((struct sockaddr_in *)ai->ai_addr)->sin_port = 0;
 		if (rdma_bind_addr(listen_id, ai->ai_addr))
 			die_errno("rdma_bind_addr");
 		freeaddrinfo(ai);
 		if (!listen_id->verbs)
 			die("%s is on no RDMA device", opt.host);
 		setup_device(listen_id->verbs);
-		if (rdma_listen(listen_id, 64))
+		if (!opt.inject && rdma_listen(listen_id, 64))
 			die_errno("rdma_listen");
 	}
-	out("READY %s %s:%s", opt.active ? "connect" : "listen", opt.host, opt.port);
+	if (opt.inject)
+		inject_run();
+	else
+		out("READY %s %s:%s", opt.active ? "connect" : "listen",
+		    opt.host, opt.port);
 
-	while (!stop && (!opt.conns || n_done < opt.conns || busy())) {
+	while (!opt.inject && !stop &&
+	       (!opt.conns || n_done < opt.conns || busy())) {
 		struct pollfd pfd[3] = {
 			{ .fd = ch->fd, .events = POLLIN },
 			{ .fd = cc ? cc->fd : -1, .events = POLLIN },
