@@ -12,7 +12,9 @@
 # $SIW2_RESULTS: the guest writes PHASE.ready once the target listens (or,
 # for -resp phases, waits for the host's PHASE.go first: the host fuzzer
 # must listen before the target connects), and stops the target when the
-# host writes PHASE.done.  At the end: no RDMA resource and no siw2 object
+# host writes PHASE.done.  With siw2_fuzz_perf=1 a system-wide profile of
+# each phase goes to PHASE.perf.txt (perf report, by command and symbol).
+# At the end: no RDMA resource and no siw2 object
 # left, the module unloads; the harness checks the kernel log.
 source "$SIW2_TOP/tests/vm/lib.sh"
 
@@ -20,12 +22,13 @@ need rdma ip timeout
 TARGET=$SIW2_PROGS/siw2_fuzz_target
 [[ -x $TARGET ]] || fail "siw2_fuzz_target not built (run make)"
 R=$SIW2_RESULTS
-phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp port=17901 jobs=1
+phases=fpdu-init,fpdu-resp,fpdu-resp-p2p,hs-init,hs-resp port=17901 jobs=1 prof=0
 for w in $(</proc/cmdline); do
 	case $w in
 	siw2_fuzz_phases=*) phases=${w#*=} ;;
 	siw2_fuzz_port=*) port=${w#*=} ;;
 	siw2_fuzz_jobs=*) jobs=${w#*=} ;;
+	siw2_fuzz_perf=1) prof=1 ;;
 	esac
 done
 
@@ -64,10 +67,21 @@ for ph in ${phases//,/ }; do
 	"$TARGET" "${args[@]}" >"$R/$ph.target" 2>&1 &
 	tpid=$!
 	[[ $role == init ]] && { wait_until 30 grep -q '^READY' "$R/$ph.target"; echo ready >"$R/$ph.ready"; }
+	ppid=
+	if (( prof )); then
+		perf record -q -a -g -e cpu-clock -F 499 -o "/tmp/$ph.perf" 2>/dev/null &
+		ppid=$!
+	fi
 	wait_file "$R/$ph.done"
 	kill -TERM "$tpid"
 	wait "$tpid"
 	log "$ph: target rc $?, $(grep '^DONE' "$R/$ph.target")"
+	if [[ -n $ppid ]]; then
+		kill -INT "$ppid"
+		wait "$ppid"
+		perf report -i "/tmp/$ph.perf" --stdio --no-children --sort comm,sym 2>/dev/null |
+			grep -v '^$' | head -400 >"$R/$ph.perf.txt"
+	fi
 done
 echo off >"$P/peer_to_peer"
 echo 10000 >"$P/mpa_timeout_ms"
