@@ -77,10 +77,12 @@ FRESH_PKGS=(
 # Only "make debug-kernel" and what runs on that kernel need these
 # (tools/debug-kernel.sh): a full x86_64 kernel build (objtool needs
 # libelf, the key tools libssl); lcov turns the gcov counters of siw2 into
-# the coverage report (tools/coverage.sh).
+# the coverage report (tools/coverage.sh); the long fuzz runs on it go
+# faster with the CRC in C.
 DEBUG_PKGS=(
 	libelf-dev libssl-dev
 	lcov
+	python3-crc32c		# tools/fuzz-long.sh: the fuzzer's CRC32c in C
 )
 
 # Debian 12 has two kernels: its default, 6.1 (linux-image-amd64 and

@@ -43,8 +43,18 @@ def mr_byte(seed, o):
     return (seed + 7 * o + (o >> 8)) & 0xFF
 
 
+_MR_FILL = {}
+
+
 def mr_bytes(seed, off, n):
-    return bytes(mr_byte(seed, o) for o in range(off, off + n))
+    """Octets off..off+n of a region filled with @seed (regions are at
+    most 64 KiB: the fill is computed once per seed)."""
+    if off + n > 65536:
+        return bytes(mr_byte(seed, o) for o in range(off, off + n))
+    fill = _MR_FILL.get(seed)
+    if fill is None:
+        fill = _MR_FILL[seed] = bytes(mr_byte(seed, o) for o in range(65536))
+    return fill[off:off + n]
 
 
 class Fail(Exception):

@@ -131,20 +131,29 @@ class Target:
         self.pos = 0
         self.lines = []
         self.mrs = {}
+        self.f = None             # open in this process (lanes fork)
+        self.fpid = None
+        self.part = b""
 
     def poll(self):
         try:
-            with open(self.path) as f:
-                f.seek(self.pos)
-                data = f.read()
+            if self.fpid != os.getpid():
+                # A forked lane: its own descriptor, so its own offset.
+                self.f = open(self.path, "rb")
+                self.f.seek(self.pos)
+                self.fpid = os.getpid()
+                self.part = b""
+            data = self.f.read()
         except OSError:
             return
         if not data:
             return
+        data = self.part + data
         # Only whole lines.
-        cut = data.rfind("\n") + 1
-        self.pos += len(data[:cut].encode())
-        for line in data[:cut].splitlines():
+        cut = data.rfind(b"\n") + 1
+        self.part = data[cut:]
+        self.pos += cut
+        for line in data[:cut].decode(errors="replace").splitlines():
             self.lines.append(line)
             if line.startswith("MR "):
                 kv = parse_kv(line)
@@ -375,6 +384,13 @@ class InjectLink:
             raise Fail("the target did not answer a '%s' record within %.0fs: "
                        "siw2 never settled" % (typ, WAIT * 3))
 
+    def finish(self):
+        """The lane's last connection ends; so does the link."""
+        try:
+            self.call("E")
+        finally:
+            self.sock.close()
+
     def arm(self, k, rev, crc, caps, ird, ord_):
         t, _, pl = self.call("A", struct.pack(">5B3xI", rev, crc, caps, ird, ord_,
                                                k & 0xFFFFFFFF))
@@ -435,9 +451,10 @@ class InjectSock:
             self._exchange("S")
 
     def close(self):
-        self._flush()
-        if not self.ended:
-            self._exchange("E")
+        # The target ends a connection still up when the next one is
+        # armed ('A'), or at the lane's 'E': a round trip saved.
+        self.segs = []
+        self.ended = True
 
 
 def inject_conn(k, rng, mrs, link):
@@ -736,9 +753,10 @@ class Verdicts:
     MAX_OPEN connections wait for theirs at a time."""
     MAX_OPEN = 2
 
-    def __init__(self, tgt, st, seed, watch=True):
+    def __init__(self, tgt, st, seed, watch=True, mine=None):
         self.tgt, self.st, self.seed = tgt, st, seed
         self.watch = watch        # report HANG/FAIL lines (one lane does)
+        self.mine = mine or (lambda k: True)   # this lane's connections
         self.open = {}            # k -> (desc, cases)
 
     def add(self, k, what):
@@ -765,7 +783,10 @@ class Verdicts:
                     continue
                 k = int(kv.get("tag", "-1")) if line.startswith("CONN ") else -1
                 if k not in self.open:
-                    keep.append(line)
+                    # Another lane's, or other lines, go: a long run's
+                    # lanes would each keep all the others' otherwise.
+                    if k >= 0 and self.mine(k):
+                        keep.append(line)
                     continue
                 desc = self.open.pop(k)
                 got = True
@@ -951,9 +972,11 @@ def cmd_fpdu(a):
         return 1
 
     def lane_run(lane, lanes, st):
-        verdicts = Verdicts(tgt, st, a.seed, watch=lanes == 1)
+        first = a.first + lane
+        verdicts = Verdicts(tgt, st, a.seed, watch=lanes == 1,
+                            mine=lambda k: k >= first and (k - first) % lanes == 0)
         conns, cases = share(a.conns, lane, lanes), share(a.cases, lane, lanes)
-        k = a.first + lane
+        k = first
         link = InjectLink(a.addr) if a.role == "inject" else None
         while not (conns and st.conns >= conns or cases and st.cases >= cases):
             if STOP[0]:
@@ -966,7 +989,7 @@ def cmd_fpdu(a):
             fpdu_conn(a, k, tgt, lsock, st, verdicts, cases=cases, lane=lane, link=link)
             k += lanes
         if link:
-            link.sock.close()
+            link.finish()
         verdicts.finish()
 
     st = run_lanes(a, lane_run)

@@ -120,11 +120,24 @@ def _crc32c_table():
 _CRC_TABLE = _crc32c_table()
 
 
-def crc32c(data):
+def _crc32c_py(data):
     c = 0xFFFFFFFF
     for b in data:
         c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
     return c ^ 0xFFFFFFFF
+
+
+try:
+    # Debian's python3-crc32c, in C: the same CRC, some 50 times faster
+    # (the wire fuzzer computes one per FPDU each way).
+    from crc32c import crc32c as _crc32c_c
+    if _crc32c_c(b"123456789") != 0xE3069283:
+        _crc32c_c = None
+except ImportError:
+    _crc32c_c = None
+
+crc32c = _crc32c_c or _crc32c_py
+CRC32C_IMPL = "C (python3-crc32c)" if _crc32c_c else "Python"
 
 
 # --------------------------------------------------------------------------

@@ -879,8 +879,8 @@ static void on_term(int sig)
 
 static char fuzz_path[256];
 static uint8_t io_buf[sizeof(struct siw2_fuzz_cmd) + 65536];
-static uint8_t *out_buf;	/* what siw2 sent, for one 'O' */
-static size_t out_len, out_cap;
+static uint8_t *out_buf;	/* an 'O' record: its header, what siw2 sent */
+static size_t out_len, out_cap;	/* of the payload */
 
 static bool full_recv(int fd, void *p, size_t n)
 {
@@ -904,13 +904,13 @@ static bool full_send(int fd, const void *p, size_t n)
 
 static void out_add(const void *p, size_t n)
 {
-	if (out_len + n > out_cap) {
-		out_cap = (out_len + n) * 2;
-		out_buf = realloc(out_buf, out_cap);
+	if (!out_buf || out_len + n > out_cap) {
+		out_cap = (out_len + n) * 2 + 4096;
+		out_buf = realloc(out_buf, 8 + out_cap);
 		if (!out_buf)
 			die("out of memory");
 	}
-	memcpy(out_buf + out_len, p, n);
+	memcpy(out_buf + 8 + out_len, p, n);
 	out_len += n;
 }
 
@@ -1125,14 +1125,15 @@ static bool lane_serve(struct lane *l)
 	free(p);
 	if (closed && l->live)
 		lane_conn_end(l, hdr[0] == 'D' ? "TERM" : "DOWN");
-	rep[0] = 'O';
-	rep[1] = closed;
-	rep[2] = st;
-	rep[3] = 0;
+	/* One send: with TCP_NODELAY, two would be two segments. */
+	out_add("", 0);
+	out_buf[0] = 'O';
+	out_buf[1] = closed;
+	out_buf[2] = st;
+	out_buf[3] = 0;
 	len = htonl(out_len);
-	memcpy(rep + 4, &len, 4);
-	return full_send(l->sock, rep, sizeof(rep)) &&
-	       full_send(l->sock, out_buf, out_len);
+	memcpy(out_buf + 4, &len, 4);
+	return full_send(l->sock, out_buf, 8 + out_len);
 }
 
 static int inject_listen(void)
