@@ -13,7 +13,7 @@
  *   siw2_fuzz_target --inject ADDR:PORT [options]
  *       no rdma_cm, no MPA, no TCP between fuzzer and QP: each fuzzer lane
  *       connects to ADDR:PORT with plain TCP (the control connection) and
- *       gets one QP, which the fuzz file of a SIW2_FUZZ=1 module
+ *       gets a thread and one QP, which the fuzz file of a SIW2_FUZZ=1 module
  *       (include/uapi/rdma/siw2-fuzz.h) puts into RTS again after every
  *       connection's end; the fuzzer's octets go to it as TCP segments
  *       would, its answers come back on the control connection
@@ -78,6 +78,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -101,7 +102,7 @@
 #define PAGE		4096
 #define RECV_SIZE	512
 #define MAX_RECV	16
-#define MAX_SLOTS	64	/* connections alive at once, at most */
+#define MAX_SLOTS	64	/* connections (--inject: lanes) at once, at most */
 #define CQ_DEPTH	64
 #define PROBE_LEN	(MAX_SLOTS * 16)	/* a 16-octet probe slot per lane */
 
@@ -167,6 +168,11 @@ struct lane {
 	char async[160];
 	long tag;
 	double t0;
+	pthread_t thread;
+	bool used, done;	/* a thread serves it; it has ended (big) */
+	uint8_t *io;		/* a fuzz file command or read */
+	uint8_t *ob;		/* an 'O' record: its header, what siw2 sent */
+	size_t olen, ocap;	/* of its payload */
 };
 
 static struct lane lanes[MAX_SLOTS];
@@ -199,10 +205,12 @@ static void out(const char *fmt, ...)
 {
 	va_list ap;
 
+	flockfile(stdout);	/* --inject's lane threads: whole lines */
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+	funlockfile(stdout);
 }
 
 static void die(const char *fmt, ...)
@@ -878,9 +886,9 @@ static void on_term(int sig)
 /* ------------------------------------------------------------ inject */
 
 static char fuzz_path[256];
-static uint8_t io_buf[sizeof(struct siw2_fuzz_cmd) + 65536];
-static uint8_t *out_buf;	/* an 'O' record: its header, what siw2 sent */
-static size_t out_len, out_cap;	/* of the payload */
+#define IO_MAX (sizeof(struct siw2_fuzz_cmd) + 65536)
+/* The lane threads share the counters, the async events and the guards. */
+static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
 
 static bool full_recv(int fd, void *p, size_t n)
 {
@@ -902,16 +910,16 @@ static bool full_send(int fd, const void *p, size_t n)
 	return true;
 }
 
-static void out_add(const void *p, size_t n)
+static void out_add(struct lane *l, const void *p, size_t n)
 {
-	if (!out_buf || out_len + n > out_cap) {
-		out_cap = (out_len + n) * 2 + 4096;
-		out_buf = realloc(out_buf, 8 + out_cap);
-		if (!out_buf)
+	if (!l->ob || l->olen + n > l->ocap) {
+		l->ocap = (l->olen + n) * 2 + 4096;
+		l->ob = realloc(l->ob, 8 + l->ocap);
+		if (!l->ob)
 			die("out of memory");
 	}
-	memcpy(out_buf + 8 + out_len, p, n);
-	out_len += n;
+	memcpy(l->ob + 8 + l->olen, p, n);
+	l->olen += n;
 }
 
 /* DOWN on an ended connection fails (ENOTCONN), as it may. */
@@ -959,11 +967,11 @@ static bool lane_drain(struct lane *l, uint8_t *state)
 	ssize_t n;
 
 	for (;;) {
-		n = read(l->fz, io_buf, sizeof(io_buf));
+		n = read(l->fz, l->io, IO_MAX);
 		if (n < (ssize_t)sizeof(rep))
 			die("fuzz file read: %s", n < 0 ? strerror(errno) : "short");
-		memcpy(&rep, io_buf, sizeof(rep));
-		out_add(io_buf + sizeof(rep), rep.len);
+		memcpy(&rep, l->io, sizeof(rep));
+		out_add(l, l->io + sizeof(rep), rep.len);
 		*state = rep.state;
 		if (rep.more)
 			continue;
@@ -980,8 +988,14 @@ static void lane_conn_end(struct lane *l, const char *end)
 	char g[256];
 
 	lane_poll(l, false);
+	/* Intact guards and fixed regions: no lane's QP may change them. */
+	if (guards_intact())
+		strcpy(g, "OK");
+	pthread_mutex_lock(&big);
 	handle_async();
-	if (!check_guards(g, sizeof(g))) {
+	if (!strcmp(g, "OK") || check_guards(g, sizeof(g))) {
+		strcpy(g, "OK");
+	} else {
 		n_guard_fail++;
 		fill_fixed();
 	}
@@ -989,6 +1003,7 @@ static void lane_conn_end(struct lane *l, const char *end)
 	    n_done, l->tag, end, l->recv_ok, l->flushed, l->wc_err, l->posted,
 	    l->async, g, (long)((now() - l->t0) * 1000));
 	n_done++;
+	pthread_mutex_unlock(&big);
 	l->live = false;
 }
 
@@ -1032,7 +1047,9 @@ static int lane_arm(struct lane *l, const uint8_t *p)
 	if (write(l->fz, &c, sizeof(c)) != sizeof(c))
 		return errno;
 	l->live = true;
+	pthread_mutex_lock(&big);
 	n_est++;
+	pthread_mutex_unlock(&big);
 	return 0;
 }
 
@@ -1050,11 +1067,14 @@ static void lane_free(struct lane *l)
 		die_errno("ibv_destroy_qp");
 	if (l->cq && ibv_destroy_cq(l->cq))
 		die_errno("ibv_destroy_cq");
+	l->qp = NULL;
+	l->cq = NULL;
 	close(l->fz);
 	close(l->sock);
+	free(l->io);
+	free(l->ob);
+	l->io = l->ob = NULL;
 	out("LANE %ld down", (long)(l - lanes));
-	memset(l, 0, sizeof(*l));
-	l->sock = -1;
 }
 
 /* One record from the fuzzer; false when the lane is done. */
@@ -1078,7 +1098,7 @@ static bool lane_serve(struct lane *l)
 		free(p);
 		return false;
 	}
-	out_len = 0;
+	l->olen = 0;
 	switch (hdr[0]) {
 	case 'A':
 		if (l->live) {
@@ -1103,9 +1123,9 @@ static bool lane_serve(struct lane *l)
 			if (seg > len - off - 4 || seg > 65536)
 				die("a bad 'D' record");
 			c.len = seg;
-			memcpy(io_buf, &c, sizeof(c));
-			memcpy(io_buf + sizeof(c), p + off + 4, seg);
-			if (write(l->fz, io_buf, sizeof(c) + seg) < 0)
+			memcpy(l->io, &c, sizeof(c));
+			memcpy(l->io + sizeof(c), p + off + 4, seg);
+			if (write(l->fz, l->io, sizeof(c) + seg) < 0)
 				break;	/* ended meanwhile: as a send after RST */
 		}
 		if (l->live)
@@ -1126,14 +1146,14 @@ static bool lane_serve(struct lane *l)
 	if (closed && l->live)
 		lane_conn_end(l, hdr[0] == 'D' ? "TERM" : "DOWN");
 	/* One send: with TCP_NODELAY, two would be two segments. */
-	out_add("", 0);
-	out_buf[0] = 'O';
-	out_buf[1] = closed;
-	out_buf[2] = st;
-	out_buf[3] = 0;
-	len = htonl(out_len);
-	memcpy(out_buf + 4, &len, 4);
-	return full_send(l->sock, out_buf, 8 + out_len);
+	out_add(l, "", 0);
+	l->ob[0] = 'O';
+	l->ob[1] = closed;
+	l->ob[2] = st;
+	l->ob[3] = 0;
+	len = htonl(l->olen);
+	memcpy(l->ob + 4, &len, 4);
+	return full_send(l->sock, l->ob, 8 + l->olen);
 }
 
 static int inject_listen(void)
@@ -1148,6 +1168,20 @@ static int inject_listen(void)
 	return fd;
 }
 
+/* A lane's thread: the lanes' QPs keep both vCPUs of the guest busy. */
+static void *lane_main(void *arg)
+{
+	struct lane *l = arg;
+
+	while (!stop && lane_serve(l))
+		;
+	lane_free(l);
+	pthread_mutex_lock(&big);
+	l->done = true;
+	pthread_mutex_unlock(&big);
+	return NULL;
+}
+
 static void inject_accept(int lfd)
 {
 	int i, one = 1, fd = accept(lfd, NULL, NULL);
@@ -1155,14 +1189,18 @@ static void inject_accept(int lfd)
 
 	if (fd < 0)
 		return;
+	pthread_mutex_lock(&big);
 	for (i = 0; i < opt.slots && !l; i++)
-		if (lanes[i].sock < 0)
+		if (!lanes[i].used || lanes[i].done)
 			l = &lanes[i];
+	pthread_mutex_unlock(&big);
 	if (!l) {
 		out("BUSY: a lane beyond %d at once, refused", opt.slots);
 		close(fd);
 		return;
 	}
+	if (l->used && pthread_join(l->thread, NULL))
+		die("pthread_join");
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	memset(l, 0, sizeof(*l));
 	l->sock = fd;
@@ -1170,44 +1208,42 @@ static void inject_accept(int lfd)
 	if (l->fz < 0)
 		die("%s: %s (a module built with SIW2_FUZZ=1?)", fuzz_path,
 		    strerror(errno));
+	l->io = malloc(IO_MAX);
+	if (!l->io)
+		die("out of memory");
 	out("LANE %ld up", (long)(l - lanes));
+	l->used = true;
+	if (pthread_create(&l->thread, NULL, lane_main, l))
+		die("pthread_create");
 }
 
-/* --inject: serve fuzzer lanes until stopped. */
+/* --inject: serve fuzzer lanes, one thread each, until stopped. */
 static void inject_run(void)
 {
-	struct pollfd pfd[MAX_SLOTS + 1];
-	int lfd = inject_listen(), i, n;
+	struct pollfd pfd = { .events = POLLIN };
+	int i;
 
-	for (i = 0; i < MAX_SLOTS; i++)
-		lanes[i].sock = -1;
+	pfd.fd = inject_listen();
 	snprintf(fuzz_path, sizeof(fuzz_path), "/sys/kernel/debug/siw2/%s/fuzz",
 		 ibv_get_device_name(ctx->device));
 	out("READY inject %s:%s", opt.host, opt.port);
 	while (!stop) {
-		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		for (i = 0; i < opt.slots; i++)
-			pfd[i + 1] = (struct pollfd){ .fd = lanes[i].sock,
-						      .events = POLLIN };
-		n = poll(pfd, opt.slots + 1, 200);
-		if (n < 0 && errno != EINTR)
+		if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
 			die_errno("poll");
-		if (n <= 0)
-			continue;
-		if (pfd[0].revents)
-			inject_accept(lfd);
-		for (i = 0; i < opt.slots; i++)
-			if (lanes[i].sock >= 0 && pfd[i + 1].revents &&
-			    !lane_serve(&lanes[i]))
-				lane_free(&lanes[i]);
+		if (pfd.revents & POLLIN)
+			inject_accept(pfd.fd);
 	}
+	/* A lane waiting for its fuzzer's next record stops at once. */
 	for (i = 0; i < opt.slots; i++)
-		if (lanes[i].sock >= 0)
-			lane_free(&lanes[i]);
-	close(lfd);
-	free(out_buf);
+		if (lanes[i].used) {
+			pthread_mutex_lock(&big);
+			if (!lanes[i].done)
+				shutdown(lanes[i].sock, SHUT_RDWR);
+			pthread_mutex_unlock(&big);
+			pthread_join(lanes[i].thread, NULL);
+		}
+	close(pfd.fd);
 }
-
 
 int main(int argc, char **argv)
 {
