@@ -755,15 +755,34 @@ static int siw2_rx_stage_hdr(struct siw2_qp *qp, struct sk_buff *skb,
 	return n;
 }
 
-/* Copy @len octets of @skb at @off to @kaddr, adding them to the CRC. */
+/*
+ * Copy @len octets of @skb at @off to @kaddr, adding them to the CRC. The
+ * CRC is taken over the socket buffer, not over @kaddr: that is the
+ * consumer's memory, which another writer may change at any time, and a
+ * CRC over it would then fail octets that arrived intact (RFC 5040 leaves
+ * such a buffer's content undefined, not the stream: BASE-MPA-9).
+ */
 static int siw2_rx_copy(struct siw2_qp *qp, struct sk_buff *skb,
 			unsigned int off, void *kaddr, u32 len)
 {
-	if (skb_copy_bits(skb, off, kaddr, len))
-		return -EFAULT;
-	if (qp->conn.crc)
-		qp->rx.crc = crc32c(qp->rx.crc, kaddr, len);
-	return 0;
+	struct skb_seq_state st;
+	const u8 *data;
+	u32 done = 0, n;
+
+	if (!qp->conn.crc)
+		return skb_copy_bits(skb, off, kaddr, len) ? -EFAULT : 0;
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &data, &st);
+		if (!n)
+			break;
+		n = min(n, len - done);
+		qp->rx.crc = crc32c(qp->rx.crc, data, n);
+		memcpy(kaddr + done, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return done == len ? 0 : -EFAULT;
 }
 
 static int siw2_rx_to_mr(struct siw2_qp *qp, struct sk_buff *skb,

@@ -229,7 +229,7 @@ class Scn:
     def __init__(self, name, req, desc, build, code=None, hdrs="ddp", mpa="r2c", recv=1,
                  recv_size=256, allow=(), maybe=(), event=None, rwc=None, positive=False,
                  why="", ird=None, extra="none", wait=None, log_fpdus=None, run=None,
-                 rcvbuf=None):
+                 rcvbuf=None, scribble=None):
         self.name, self.req, self.desc, self.build = name, req, desc, build
         self.code, self.hdrs, self.mpa = code, hdrs, mpa
         self.recv, self.recv_size = recv, recv_size
@@ -242,6 +242,7 @@ class Scn:
         self.why = why
         self.run = run              # a positive scenario's own runner
         self.rcvbuf = rcvbuf        # our SO_RCVBUF, set before connecting
+        self.scribble = scribble    # the region the target rewrites meanwhile
 
     def target_args(self):
         a = ["--recv", str(self.recv), "--recv-size", str(self.recv_size)]
@@ -251,6 +252,8 @@ class Scn:
             a += ["--allow", r]
         for r in self.maybe:
             a += ["--maybe", r]
+        if self.scribble:
+            a += ["--scribble", self.scribble]
         return a
 
 
@@ -271,6 +274,11 @@ SCENARIOS = [
         "every Response read: any mix of old and new octets, every CRC matching",
         build=None, positive=True, run=lambda *a: run_rresp_race(*a), rcvbuf=4096, ird=16,
         allow=("rw:0:%d" % MR_LAYOUT["rw"][0],)),
+    Scn("write-dest-scribbled", req="BASE-MPA-9",
+        desc="%d Writes of all of rw while the target's application rewrites rw, then a Read "
+        "of ro: rw's octets are anyone's, but every Write's CRC matched the wire's octets, so "
+        "none is Terminated" % 1000,
+        build=None, positive=True, run=lambda *a: run_write_scribbled(*a), scribble="rw"),
     # ---- RDMA Write: DDP tagged buffer errors
     Scn("write-bad-stag", req="BASE-DDP-6 BASE-RDMAP-8", desc="Write to an STag no region has",
         build=lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], code=(1, 1, 0x00)),
@@ -881,6 +889,32 @@ def run_rresp_race(s, ctx, conn, sess, out, wait):
     sess.errors = [e for e in sess.errors if "CRC is bad" not in e]
     out("read responses: %s; %d octets read after the Write reached them" % (
         "; ".join(probs) or "every CRC matched", changed))
+    return end_positive(conn, sess, out, wait, obs)
+
+
+SCRIBBLE_WRITES = 1000  # of all of rw: 8 MB placed while rw changes
+
+
+def run_write_scribbled(s, ctx, conn, sess, out, wait):
+    """Writes into a region the target's application rewrites all the time
+    (target --scribble rw): a receiver that took the CRC over the
+    destination after placing the octets would see another writer's
+    octets and Terminate (2/0/0x02) a Write that arrived intact
+    (BASE-MPA-9).  A Read of ro after them proves the QP lives on."""
+    rw, ro = ctx.mr("rw"), ctx.mr("ro")
+    # One FPDU sent over and over: its CRC computed once.
+    w = ctx.write(rw.stag, rw.addr, RW_LEN)
+    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
+           "tddp": "-", "tcrc": "-", "hdr_probs": ""}
+    out("sending %d Writes of %d octets to rw" % (SCRIBBLE_WRITES, RW_LEN))
+    if conn.send(w.raw * SCRIBBLE_WRITES, "writes"):
+        sess.sent_fpdu = True
+        send_msgs(conn, sess, [ctx.rreq(ro.stag, ro.addr, 100, sink_stag=0x00C0FF01,
+                                        sink_to=0x20000, msn=1)], out)
+    probs = read_responses(conn, sess, [(0x00C0FF01, 0x20000, mr_bytes(ro.seed, 0, 100))],
+                           out, wait)
+    obs["data"] = "ok" if not probs else "bad"
+    obs["data_probs"] = "; ".join(probs)
     return end_positive(conn, sess, out, wait, obs)
 
 

@@ -6,6 +6,7 @@
  *   siw2_prot_target -a ADDR [-p PORT] [--recv N] [--recv-size BYTES]
  *                    [--timeout SECS] [--settle MS] [--ird N] [--ord N]
  *                    [--allow NAME:OFF:LEN]... [--maybe NAME:OFF:LEN]...
+ *                    [--scribble NAME]
  *
  * One anonymous mapping holds every memory region with a 64 KiB guard on
  * each side; MRs start inside a page and end inside one, so the bytes next
@@ -43,7 +44,10 @@
  * peer's pattern peer_byte(k) (k counted from OFF), and --maybe ranges,
  * which may hold either, byte by byte. Without an error the program gives
  * up after --timeout seconds (default 10) from LISTENING, prints
- * "TIMEOUT", and checks all the same.
+ * "TIMEOUT", and checks all the same. --scribble NAME: a thread rewrites
+ * region NAME over and over from LISTENING to the check, as an application
+ * may while the peer writes there (its octets are then anyone's: the
+ * region is not checked, its guards are).
  *
  * Exit status: 0 = the run completed and the guards are intact, 1 = GUARDS
  * FAIL or a setup failure, 2 = usage.
@@ -54,6 +58,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -129,7 +134,9 @@ static struct {
 	int ord;
 	struct range ranges[MAX_RANGES];
 	int nranges;
+	int scribble;		/* region a thread rewrites, or -1 */
 } opt = {
+	.scribble = -1,
 	.port = "7630",
 	.nrecv = 1,
 	.recv_size = 256,
@@ -207,7 +214,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: siw2_prot_target -a ADDR [-p PORT] [--recv N] [--recv-size BYTES]\n"
 		"       [--timeout SECS] [--settle MS] [--ird N] [--ord N]\n"
-		"       [--allow NAME:OFF:LEN]... [--maybe NAME:OFF:LEN]...\n");
+		"       [--allow NAME:OFF:LEN]... [--maybe NAME:OFF:LEN]...\n"
+		"       [--scribble NAME]\n");
 	exit(2);
 }
 
@@ -249,7 +257,8 @@ static void parse_range(const char *s, bool maybe)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_RECV = 256, O_RSIZE, O_TMO, O_SETTLE, O_IRD, O_ORD, O_ALLOW, O_MAYBE };
+	enum { O_RECV = 256, O_RSIZE, O_TMO, O_SETTLE, O_IRD, O_ORD, O_ALLOW, O_MAYBE,
+	       O_SCRIBBLE };
 	static const struct option lo[] = {
 		{ "addr", required_argument, NULL, 'a' },
 		{ "port", required_argument, NULL, 'p' },
@@ -261,6 +270,7 @@ static void parse_args(int argc, char **argv)
 		{ "ord", required_argument, NULL, O_ORD },
 		{ "allow", required_argument, NULL, O_ALLOW },
 		{ "maybe", required_argument, NULL, O_MAYBE },
+		{ "scribble", required_argument, NULL, O_SCRIBBLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -278,6 +288,11 @@ static void parse_args(int argc, char **argv)
 		case O_ORD: opt.ord = atoi(optarg); break;
 		case O_ALLOW: parse_range(optarg, false); break;
 		case O_MAYBE: parse_range(optarg, true); break;
+		case O_SCRIBBLE:
+			opt.scribble = region_index(optarg, strlen(optarg));
+			if (opt.scribble < 0)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -366,6 +381,8 @@ static bool check_guards(void)
 				alt = -1;
 			} else if (o < r->off + r->len) {
 				a = 1;
+				if ((int)i == opt.scribble)
+					continue;
 				want_byte(i, o - r->off, &want, &alt);
 			} else {
 				a = 2;
@@ -732,8 +749,28 @@ static void summary(struct conn *c)
 	    ev, wcs, c->posted, disconnected, c->error_seen);
 }
 
+static volatile bool scribbling;
+
+/* --scribble: rewrite the region, each pass with other values. */
+static void *scribble_main(void *arg)
+{
+	const struct region *r = &regions[opt.scribble];
+	volatile uint8_t *p = map + r->off;
+	uint8_t v = 0;
+	size_t o;
+
+	(void)arg;
+	while (scribbling) {
+		for (o = 0; o < r->len; o++)
+			p[o] = (uint8_t)(v + o);
+		v += 0x35;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t scribbler;
 	struct conn c = { 0 };
 	struct ibv_qp_attr qpa;
 	struct ibv_qp_init_attr qia;
@@ -749,6 +786,9 @@ int main(int argc, char **argv)
 	set_nonblock(c.ctx->async_fd);
 	if (rdma_listen(c.listen_id, 1))
 		die_errno("rdma_listen");
+	scribbling = opt.scribble >= 0;
+	if (scribbling && pthread_create(&scribbler, NULL, scribble_main, NULL))
+		die("pthread_create");
 	out("LISTENING %s:%s", opt.addr, opt.port);
 	deadline = now() + opt.timeout;
 
@@ -799,6 +839,10 @@ int main(int argc, char **argv)
 		out("QP state=none (no connection)");
 	}
 	summary(&c);
+	if (opt.scribble >= 0) {
+		scribbling = false;
+		pthread_join(scribbler, NULL);
+	}
 	guards_ok = check_guards();
 
 	if (c.id) {
