@@ -16,6 +16,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include <uapi/rdma/siw2-fuzz.h>
@@ -23,8 +24,9 @@
 #include "siw2.h"
 #include "siw2_fuzz.h"
 
-/* An injected segment: TCP's largest, in practice. */
+/* An injected segment: TCP's largest, in practice; a command's input. */
 #define SIW2_FUZZ_SEG_MAX	(64 * 1024)
+#define SIW2_FUZZ_DATA_MAX	(1024 * 1024)
 
 /**
  * struct siw2_fuzz - one open fuzz file
@@ -125,27 +127,60 @@ static int siw2_fuzz_arm(struct siw2_fuzz *fz, const struct siw2_fuzz_cmd *c)
 	return rv;
 }
 
+/* Queue each segment of @in as one socket buffer; the caller kicks. */
+static int siw2_fuzz_segments(struct siw2_fuzz *fz, const u8 *in, size_t len)
+{
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	size_t off = 0;
+	u32 seg;
+
+	__skb_queue_head_init(&q);
+	while (off < len) {
+		if (len - off < sizeof(seg))
+			goto bad;
+		memcpy(&seg, in + off, sizeof(seg));
+		off += sizeof(seg);
+		if (!seg || seg > SIW2_FUZZ_SEG_MAX || seg > len - off)
+			goto bad;
+		skb = alloc_skb(seg, GFP_KERNEL);
+		if (!skb) {
+			__skb_queue_purge(&q);
+			return -ENOMEM;
+		}
+		skb_put_data(skb, in + off, seg);
+		__skb_queue_tail(&q, skb);
+		off += seg;
+	}
+	while ((skb = __skb_dequeue(&q)))
+		siw2_fuzz_llp_put_rx(fz->llp, skb);
+	return 0;
+bad:
+	__skb_queue_purge(&q);
+	return -EINVAL;
+}
+
 static int siw2_fuzz_data(struct siw2_fuzz *fz, const char __user *buf,
 			  size_t len)
 {
 	struct siw2_qp *qp;
-	struct sk_buff *skb;
-	int rv = 0;
+	void *in;
+	int rv;
 
-	if (!len || len > SIW2_FUZZ_SEG_MAX)
+	if (!len || len > SIW2_FUZZ_DATA_MAX)
 		return -EINVAL;
 	qp = siw2_fuzz_live_qp(fz);
 	if (!qp)
 		return -EPIPE;
-	skb = alloc_skb(len, GFP_KERNEL);
-	if (!skb) {
-		rv = -ENOMEM;
-	} else if (copy_from_user(skb_put(skb, len), buf, len)) {
-		kfree_skb(skb);
-		rv = -EFAULT;
+	in = vmemdup_user(buf, len);
+	if (IS_ERR(in)) {
+		rv = PTR_ERR(in);
 	} else {
-		siw2_fuzz_llp_put_rx(fz->llp, skb);
-		siw2_rx_kick(qp);
+		rv = siw2_fuzz_segments(fz, in, len);
+		kvfree(in);
+		/* All segments queued, one run reads them, one at a time. */
+		if (!rv)
+			siw2_rx_kick(qp);
 	}
 	siw2_qp_put(qp);
 	return rv;

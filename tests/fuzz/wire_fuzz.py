@@ -407,6 +407,7 @@ class InjectSock:
     at once (the target waited until siw2 had nothing left to do)."""
 
     SEG = 65536                   # the fuzz file's largest segment
+    BATCH = 1 << 20               # and its largest input at once
 
     def __init__(self, link):
         self.link = link
@@ -432,8 +433,16 @@ class InjectSock:
         self.ended = self.ended or bool(h[0])
 
     def _flush(self):
-        if self.segs and not self.ended:
-            self._exchange("D", b"".join(struct.pack(">I", len(g)) + g for g in self.segs))
+        # A 'D' record carries at most 1 MiB (the fuzz file's limit).
+        batch, size = [], 0
+        for g in self.segs + [None]:
+            if batch and (g is None or size + 4 + len(g) > self.BATCH):
+                if not self.ended:
+                    self._exchange("D", b"".join(batch))
+                batch, size = [], 0
+            if g is not None:
+                batch.append(struct.pack(">I", len(g)) + g)
+                size += 4 + len(g)
         self.segs = []
 
     def recv(self, n):

@@ -1091,10 +1091,13 @@ static bool lane_serve(struct lane *l)
 		return false;
 	memcpy(&len, hdr + 4, 4);
 	len = ntohl(len);
-	p = malloc(len ? len : 1);
+	if (len > (1 << 20))
+		die("a record of %u octets", len);
+	/* Room for a fuzz file command before the payload ('D'). */
+	p = malloc(sizeof(struct siw2_fuzz_cmd) + len);
 	if (!p)
 		die("out of memory");
-	if (len && !full_recv(l->sock, p, len)) {
+	if (len && !full_recv(l->sock, p + sizeof(struct siw2_fuzz_cmd), len)) {
 		free(p);
 		return false;
 	}
@@ -1106,7 +1109,7 @@ static bool lane_serve(struct lane *l)
 			lane_drain(l, &st);
 			lane_conn_end(l, "DOWN");
 		}
-		err = htonl(len == 12 ? lane_arm(l, p) : EINVAL);
+		err = htonl(len == 12 ? lane_arm(l, p + sizeof(struct siw2_fuzz_cmd)) : EINVAL);
 		memset(rep, 0, sizeof(rep));
 		rep[0] = 'R';
 		len = htonl(4);
@@ -1115,21 +1118,25 @@ static bool lane_serve(struct lane *l)
 		return full_send(l->sock, rep, sizeof(rep)) &&
 		       full_send(l->sock, &err, 4);
 	case 'D':
-		for (off = 0; l->live && off + 4 <= len; off += 4 + seg) {
-			struct siw2_fuzz_cmd c = { .op = SIW2_FUZZ_DATA };
-
-			memcpy(&seg, p + off, 4);
+		/* The fuzz file's segments, lengths in host order: one write. */
+		for (off = 0; off + 4 <= len; off += 4 + seg) {
+			memcpy(&seg, p + sizeof(struct siw2_fuzz_cmd) + off, 4);
 			seg = ntohl(seg);
-			if (seg > len - off - 4 || seg > 65536)
+			if (!seg || seg > len - off - 4 || seg > 65536)
 				die("a bad 'D' record");
-			c.len = seg;
-			memcpy(l->io, &c, sizeof(c));
-			memcpy(l->io + sizeof(c), p + off + 4, seg);
-			if (write(l->fz, l->io, sizeof(c) + seg) < 0)
-				break;	/* ended meanwhile: as a send after RST */
+			memcpy(p + sizeof(struct siw2_fuzz_cmd) + off, &seg, 4);
 		}
-		if (l->live)
+		if (off != len)
+			die("a bad 'D' record");
+		if (l->live) {
+			struct siw2_fuzz_cmd c = { .op = SIW2_FUZZ_DATA, .len = len };
+
+			memcpy(p, &c, sizeof(c));
+			/* EPIPE: ended meanwhile, as a send after a RST. */
+			if (write(l->fz, p, sizeof(c) + len) < 0 && errno != EPIPE)
+				die_errno("fuzz file DATA");
 			closed = lane_drain(l, &st);
+		}
 		break;
 	case 'S':
 	case 'E':

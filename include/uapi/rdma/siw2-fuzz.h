@@ -24,7 +24,11 @@ enum siw2_fuzz_op {
 	 * capability bits both sides agreed on (0x4 RDMAP v2, 0x2 Commit), arg[4] IRD, arg[5] ORD.
 	 */
 	SIW2_FUZZ_ARM = 1,
-	/* Input: one TCP segment's worth of the stream (@len octets). */
+	/*
+	 * Input: @len octets (1 MiB at most) of segments, each a __u32
+	 * length (1 to 65536) and that many octets of the stream, which the
+	 * receive engine reads as TCP segments, one after the other.
+	 */
 	SIW2_FUZZ_DATA = 2,
 	/* The stream ended (the peer's FIN): the QP goes to Error. */
 	SIW2_FUZZ_DOWN = 3,
