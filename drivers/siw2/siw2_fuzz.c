@@ -227,24 +227,29 @@ static ssize_t siw2_fuzz_write(struct file *file, const char __user *buf,
 }
 
 /*
- * Until the engines are done: input read, answers sent, a failure's
- * work run. A work item may queue another (the receive engine the
- * transmit engine's, a failure the failure work), and the transmit
- * engine's linger timer queues it once more: so round after round.
+ * Until the engines are done: input read, answers sent, a failure's work
+ * run. The receive engine queues itself and the transmit engine; the
+ * transmit engine itself, its linger timer and the failure work; nothing
+ * else queues any of them while the file holds the QP. So each is waited
+ * for after those that may queue it, and "done" is idle (neither pending
+ * nor running: work_busy()) in that order, with the timer asked after
+ * the engine that arms it.
  */
 static void siw2_fuzz_settle(struct siw2_qp *qp)
 {
 	for (;;) {
 		flush_work(&qp->rx_work);
+		if (work_busy(&qp->rx_work))
+			continue;
 		flush_work(&qp->tx_work);
-		flush_work(&qp->fail_work);
+		if (work_busy(&qp->tx_work))
+			continue;
 		if (hrtimer_active(&qp->tx_linger)) {
 			usleep_range(50, 100);
 			continue;
 		}
-		if (!work_pending(&qp->rx_work) &&
-		    !work_pending(&qp->tx_work) &&
-		    !work_pending(&qp->fail_work))
+		flush_work(&qp->fail_work);
+		if (!work_busy(&qp->fail_work))
 			return;
 	}
 }
