@@ -108,6 +108,9 @@ host_test rpcrdma-xdr make -s -C tools/rpcrdma check
 # The module from the source DKMS builds, for Linux 6.1 and 6.12, W=1,
 # not one warning (siw2_compat.h).
 host_test build-compat tools/build-compat.sh
+# The module with the fuzz injection file (SIW2_FUZZ=1), which case 69's
+# fpdu-inject phase loads: W=1 and sparse clean, layered as the table says.
+host_test fuzz-module tools/build-fuzz-module.sh
 # The Debian packages build from the tree and hold what they must.
 host_test debs tools/build-debs.sh
 # The Wireshark dissector decodes every opcode, CRCs checked, and finds a

@@ -67,6 +67,15 @@ if ! make -C "$TREE" KDIR="$kdir" SIW2_GCOV="$gcov" all >"$OUT/build.log" 2>&1 |
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+# Case 69's fuzz-file module, for this kernel too (the host stage of
+# run-all.sh builds it again with the same KDIR).
+export SIW2_FUZZ_KDIR=$kdir
+if ! "$TREE/tools/build-fuzz-module.sh" >>"$OUT/build.log" 2>&1; then
+	tail -n 20 "$OUT/build.log"
+	echo "not ok - check-debug: the fuzz-file module against $kver ($OUT/build.log)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
 if (( build_only )); then
 	echo "check-debug: $TREE built against $kver"
 	exit 0

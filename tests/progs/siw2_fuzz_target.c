@@ -16,7 +16,10 @@
  *       gets a thread and one QP, which the fuzz file of a SIW2_FUZZ=1 module
  *       (include/uapi/rdma/siw2-fuzz.h) puts into RTS again after every
  *       connection's end; the fuzzer's octets go to it as TCP segments
- *       would, its answers come back on the control connection
+ *       would, its answers come back on the control connection;
+ *       --fuzz-file PATH names the file (default
+ *       /sys/kernel/debug/siw2/<ibdev>/fuzz; "ip netns exec" hides that
+ *       /sys)
  *   options: --ird N --ord N (4, 4)  --recv N (16 posted receives of 512
  *       octets, each reposted when it completes)  --conn-timeout SECS (20:
  *       a connection still up after that is a HANG; the target ends it)
@@ -182,6 +185,7 @@ static struct {
 	const char *port;
 	bool active;
 	bool inject;
+	const char *fuzz_file;
 	long conns;
 	int ird, ord, nrecv;
 	int slots;
@@ -255,7 +259,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: siw2_fuzz_target --listen|--connect|--inject ADDR:PORT [--conns N]\n"
 		"       [--ird N] [--ord N] [--recv N] [--conn-timeout SECS]\n"
-		"       [--slots N]\n");
+		"       [--slots N] [--fuzz-file PATH]\n");
 	exit(2);
 }
 
@@ -273,11 +277,12 @@ static void split_addr(char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_LISTEN = 256, O_CONNECT, O_INJECT, O_CONNS, O_IRD, O_ORD,
-	       O_RECV, O_TMO, O_SLOTS };
+	       O_RECV, O_TMO, O_SLOTS, O_FFILE };
 	static const struct option lo[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "connect", required_argument, NULL, O_CONNECT },
 		{ "inject", required_argument, NULL, O_INJECT },
+		{ "fuzz-file", required_argument, NULL, O_FFILE },
 		{ "conns", required_argument, NULL, O_CONNS },
 		{ "ird", required_argument, NULL, O_IRD },
 		{ "ord", required_argument, NULL, O_ORD },
@@ -293,6 +298,7 @@ static void parse_args(int argc, char **argv)
 		case O_LISTEN: split_addr(optarg); modes++; break;
 		case O_CONNECT: split_addr(optarg); opt.active = true; modes++; break;
 		case O_INJECT: split_addr(optarg); opt.inject = true; modes++; break;
+		case O_FFILE: opt.fuzz_file = optarg; break;
 		case O_CONNS: opt.conns = atol(optarg); break;
 		case O_IRD: opt.ird = atoi(optarg); break;
 		case O_ORD: opt.ord = atoi(optarg); break;
@@ -1231,8 +1237,11 @@ static void inject_run(void)
 	int i;
 
 	pfd.fd = inject_listen();
-	snprintf(fuzz_path, sizeof(fuzz_path), "/sys/kernel/debug/siw2/%s/fuzz",
-		 ibv_get_device_name(ctx->device));
+	if (opt.fuzz_file)
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s", opt.fuzz_file);
+	else
+		snprintf(fuzz_path, sizeof(fuzz_path), "/sys/kernel/debug/siw2/%s/fuzz",
+			 ibv_get_device_name(ctx->device));
 	out("READY inject %s:%s", opt.host, opt.port);
 	while (!stop) {
 		if (poll(&pfd, 1, 200) < 0 && errno != EINTR)

@@ -10,8 +10,12 @@
 #               of the connections with peer_to_peer=on (siw2 sends an RTR)
 #   hs-init     mutated MPA Requests to siw2
 #   hs-resp     mutated MPA Replies to siw2's Requests
+#   fpdu-inject the fpdu-init cases without TCP, MPA exchange or QP per
+#               connection: the fuzz file of the module built with
+#               SIW2_FUZZ=1 (tools/build-fuzz-module.sh, make check's host
+#               stage builds it), loaded after the four phases, two lanes
 # The two roles run at once (two lanes, one per vCPU): fpdu-init then
-# hs-init, and fpdu-resp then hs-resp.
+# hs-init, and fpdu-resp then hs-resp; fpdu-inject last.
 # Each FPDU case ends in a checked answer, Terminate or close; each
 # connection in the target's verdict (QP in ERR, receives completed, guard
 # areas and the regions without remote write rights unchanged); the
@@ -20,7 +24,8 @@
 # Sizes (cases per phase) from the environment or the kernel command line:
 #   SIW2_FUZZ_SEED (random, printed; tests/run-all.sh passes the run's
 #   libFuzzer seed as siw2_fuzz_seed=), SIW2_FUZZ_FPDU (6000: per fpdu phase),
-#   SIW2_FUZZ_HS (600: per handshake phase), SIW2_FUZZ_PHASES (all four)
+#   SIW2_FUZZ_HS (600: per handshake phase), SIW2_FUZZ_INJECT (6000: the
+#   fpdu-inject phase), SIW2_FUZZ_PHASES (all five)
 # e.g. SIW2_VM_APPEND="siw2_fuzz_fpdu=200000 siw2_fuzz_hs=20000" for a
 # long run (and a "timeout:" to match: SIW2_VM_TIMEOUT).
 # Outputs in build/vm-logs/69-wire-fuzz/: <phase>.fuzz (the fuzzer's
@@ -35,19 +40,23 @@ TARGET=$SIW2_PROGS/siw2_fuzz_target
 [[ -x $TARGET ]] || fail "siw2_fuzz_target not built (run make)"
 
 seed=${SIW2_FUZZ_SEED:-} nf=${SIW2_FUZZ_FPDU:-} nh=${SIW2_FUZZ_HS:-}
-phases=${SIW2_FUZZ_PHASES:-}
+ni=${SIW2_FUZZ_INJECT:-} phases=${SIW2_FUZZ_PHASES:-}
 for w in $(</proc/cmdline); do
 	case $w in
 	siw2_fuzz_seed=*) [[ -n $seed ]] || seed=${w#*=} ;;
 	siw2_fuzz_fpdu=*) [[ -n $nf ]] || nf=${w#*=} ;;
 	siw2_fuzz_hs=*) [[ -n $nh ]] || nh=${w#*=} ;;
+	siw2_fuzz_inject=*) [[ -n $ni ]] || ni=${w#*=} ;;
 	siw2_fuzz_phases=*) [[ -n $phases ]] || phases=${w#*=} ;;
 	esac
 done
 seed=${seed:-$(( (RANDOM << 15 | RANDOM) + 1 ))} nf=${nf:-6000} nh=${nh:-600}
-phases=${phases:-fpdu-init,fpdu-resp,hs-init,hs-resp}
+ni=${ni:-6000} phases=${phases:-fpdu-init,fpdu-resp,hs-init,hs-resp,fpdu-inject}
+FUZZ_KO=$SIW2_TOP/build/fuzz-module/drivers/siw2/siw2.ko
+[[ ,$phases, != *,fpdu-inject,* || -f $FUZZ_KO ]] ||
+	fail "no $FUZZ_KO for fpdu-inject (tools/build-fuzz-module.sh builds it)"
 REPEAT="SIW2_VM_APPEND=siw2_fuzz_seed=$seed tests/vm/run.sh ${0#"$SIW2_TOP"/}"
-log "seed $seed, $nf FPDU cases and $nh handshake cases per phase: $phases (repeat: $REPEAT)"
+log "seed $seed, $nf FPDU cases and $nh handshake cases per phase, $ni injected: $phases (repeat: $REPEAT)"
 
 R=$SIW2_RESULTS
 FUZZ=(python3 -S "$SIW2_TOP/tests/fuzz/wire_fuzz.py")
@@ -73,12 +82,15 @@ phase() {
 	local name=$1 mode=$2 role=$3 n=$4 t0=${EPOCHREALTIME/./} tpid fpid rc trc
 	local fargs=(--connect 198.18.13.1:7900) sum done_line
 	shift 4
-	[[ $role == init ]] || fargs=(--listen 198.18.13.2:7901)
+	[[ $role == resp ]] && fargs=(--listen 198.18.13.2:7901)
+	[[ $role == inject ]] && fargs=(--inject 198.18.13.1:7900 --jobs 2)
 	: >"$R/$name.target"
-	if [[ $role == init ]]; then
-		ip netns exec fa "$TARGET" --listen 198.18.13.1:7900 "$@" \
+	if [[ $role == init || $role == inject ]]; then
+		ip netns exec fa "$TARGET" "--${role/init/listen}" 198.18.13.1:7900 "$@" \
 			>"$R/$name.target" 2>&1 &
 		tpid=$!
+		wait_until 30 grep -q '^READY' "$R/$name.target" ||
+			FAILED+=("$name: the target is not READY")
 	fi
 	ip netns exec fb timeout $((n / 4 + 600)) "${FUZZ[@]}" "$mode" "${fargs[@]}" \
 		--target-out "$R/$name.target" --seed "$seed" --cases "$n" \
@@ -130,6 +142,7 @@ run_phase() {
 		echo on >"$P/peer_to_peer"
 		phase "$1" handshake resp "$nh"
 		;;
+	fpdu-inject) phase "$1" fpdu inject "$ni" --slots 2 --fuzz-file "$dbg/siw2/s2f/fuzz" ;;
 	*) echo "unknown phase $1" >"$R/lane.fail" ;;
 	esac
 }
@@ -165,6 +178,25 @@ wait_until 30 cm_no_resources s2f ||
 siw2_link_del s2f || fail "link delete s2f"
 siw2_assert_zero_counts
 siw2_unload
+
+# fpdu-inject: the same FPDU cases through the fuzz file, siw2 reloaded
+# from the module built with SIW2_FUZZ=1; its own leak and unload checks.
+if [[ ,$phases, == *,fpdu-inject,* ]]; then
+	SIW2_KO=$FUZZ_KO siw2_load
+	siw2_link_add fa s2f fa-v || fail "rdma link add s2f (fuzz module)"
+	wait_port_active s2f || fail "s2f port not ACTIVE (fuzz module)"
+	# "ip netns exec" mounts its own /sys: the target gets debugfs here.
+	dbg=/run/siw2-debugfs
+	mkdir -p "$dbg" && mount -t debugfs none "$dbg" || fail "mount debugfs on $dbg"
+	[[ -e $dbg/siw2/s2f/fuzz ]] || fail "the fuzz module has no fuzz file"
+	run_phase fpdu-inject
+	umount "$dbg"
+	wait_until 30 cm_no_resources s2f ||
+		{ rdma resource show; fail "rdma resources left on s2f (fuzz module)"; }
+	siw2_link_del s2f || fail "link delete s2f (fuzz module)"
+	siw2_assert_zero_counts
+	siw2_unload
+fi
 cat "$R/summary.txt"
 (( ${#FAILED[@]} )) && fail "seed $seed (repeat: $REPEAT): $(printf '%s; ' "${FAILED[@]}")"
 log "ok"
