@@ -991,17 +991,15 @@ static bool lane_drain(struct lane *l, uint8_t *state)
 /* The connection has ended: its verdict line, the guards checked. */
 static void lane_conn_end(struct lane *l, const char *end)
 {
-	char g[256];
+	/* Intact guards and fixed regions: no lane's QP may change them. */
+	bool ok = guards_intact();
+	char g[256] = "OK";
 
 	lane_poll(l, false);
-	/* Intact guards and fixed regions: no lane's QP may change them. */
-	if (guards_intact())
-		strcpy(g, "OK");
 	pthread_mutex_lock(&big);
 	handle_async();
-	if (!strcmp(g, "OK") || check_guards(g, sizeof(g))) {
-		strcpy(g, "OK");
-	} else {
+	/* Looked at again under the lock: another lane may be refilling. */
+	if (!ok && !check_guards(g, sizeof(g))) {
 		n_guard_fail++;
 		fill_fixed();
 	}
@@ -1086,7 +1084,7 @@ static void lane_free(struct lane *l)
 /* One record from the fuzzer; false when the lane is done. */
 static bool lane_serve(struct lane *l)
 {
-	uint8_t hdr[8], st = IBV_QPS_ERR, rep[8];
+	uint8_t hdr[8], st = IBV_QPS_ERR, rep[12];
 	uint32_t len, seg;
 	bool closed = !l->live;
 	size_t off;
@@ -1120,9 +1118,9 @@ static bool lane_serve(struct lane *l)
 		rep[0] = 'R';
 		len = htonl(4);
 		memcpy(rep + 4, &len, 4);
+		memcpy(rep + 8, &err, 4);
 		free(p);
-		return full_send(l->sock, rep, sizeof(rep)) &&
-		       full_send(l->sock, &err, 4);
+		return full_send(l->sock, rep, sizeof(rep));
 	case 'D':
 		/* The fuzz file's segments, lengths in host order: one write. */
 		for (off = 0; off + 4 <= len; off += 4 + seg) {
