@@ -54,7 +54,7 @@ static int siw2_fuzz_open(struct inode *inode, struct file *file)
 	fz->sdev = inode->i_private;
 	mutex_init(&fz->lock);
 	file->private_data = fz;
-	return nonseekable_open(inode, file);
+	return stream_open(inode, file);
 }
 
 /* The file's QP, attached to the connection still, with a reference. */
