@@ -364,6 +364,7 @@ class InjectLink:
         self.sock = socket.create_connection(addr, timeout=TARGET_WAIT)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock.settimeout(WAIT * 3)
+        self.arming = False       # an arm's answer is still to be read
 
     def _read(self, n):
         b = b""
@@ -374,15 +375,23 @@ class InjectLink:
             b += d
         return b
 
-    def call(self, typ, payload=b""):
-        """Send a record; return (type, header octets 1..3, payload)."""
-        self.sock.sendall(struct.pack(">B3xI", ord(typ), len(payload)) + payload)
+    def _reply(self, typ):
         try:
             h = self._read(8)
             return chr(h[0]), h[1:4], self._read(struct.unpack(">I", h[4:8])[0])
         except socket.timeout:
             raise Fail("the target did not answer a '%s' record within %.0fs: "
                        "siw2 never settled" % (typ, WAIT * 3))
+
+    def call(self, typ, payload=b""):
+        """Send a record; return (type, header octets 1..3, payload).  An
+        arm's answer, not yet read, is read first (arm() does not wait)."""
+        self.sock.sendall(struct.pack(">B3xI", ord(typ), len(payload)) + payload)
+        armed = self._armed() if self.arming else None
+        r = self._reply(typ)
+        if armed:
+            raise Fail(armed)
+        return r
 
     def finish(self):
         """The lane's last connection ends; so does the link."""
@@ -392,12 +401,25 @@ class InjectLink:
             self.sock.close()
 
     def arm(self, k, rev, crc, caps, ird, ord_):
-        t, _, pl = self.call("A", struct.pack(">5B3xI", rev, crc, caps, ird, ord_,
-                                               k & 0xFFFFFFFF))
+        """Ask for the QP in RTS; its answer is read with the next record's,
+        which goes out at once behind it: one round trip for both."""
+        if self.arming:
+            err = self._armed()
+            if err:
+                raise Fail(err)
+        self.sock.sendall(struct.pack(">B3xI", ord("A"), 12) +
+                          struct.pack(">5B3xI", rev, crc, caps, ird, ord_, k & 0xFFFFFFFF))
+        self.arming = True
+
+    def _armed(self):
+        """The pending arm's answer: None, or what went wrong."""
+        self.arming = False
+        t, _, pl = self._reply("A")
         err = struct.unpack(">I", pl[:4])[0] if t == "R" and len(pl) == 4 else -1
         if err:
-            raise Fail("the target could not arm its QP (%s)" % (
-                os.strerror(err) if err > 0 else "reply %r" % t))
+            return "the target could not arm its QP (%s)" % (
+                os.strerror(err) if err > 0 else "reply %r" % t)
+        return None
 
 
 class InjectSock:
