@@ -152,7 +152,7 @@ for ph in ${phases//,/ }; do
 	fpid=
 	: >"$R/$ph.done"
 	(( rc == 0 )) || failed=1
-	line="$ph rc=$rc $(( EPOCHSECONDS - t0 ))s $(grep '^FUZZ ' "$out/$ph.fuzz")"
+	line="$ph rc=$rc $(( EPOCHSECONDS - t0 ))s $(grep '^FUZZ ' "$out/$ph.fuzz") retries=$(grep -c '^RETRY' "$out/$ph.fuzz")"
 	echo "fuzz-long: $line"
 	echo "$line" >>"$out/summary.txt"
 	grep -E '^(FAIL|STOP)' "$out/$ph.fuzz" | head -10

@@ -360,11 +360,32 @@ class InjectLink:
     """A lane's control connection to siw2_fuzz_target --inject (its
     header comment has the records)."""
 
+    TRIES = 5
+
     def __init__(self, addr):
-        self.sock = socket.create_connection(addr, timeout=TARGET_WAIT)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock.settimeout(WAIT * 3)
         self.arming = False       # an arm's answer is still to be read
+        for attempt in range(1, self.TRIES + 1):
+            try:
+                self.sock = socket.create_connection(addr, timeout=TARGET_WAIT)
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.sock.settimeout(WAIT * 3)
+                # A no-op ('E' with nothing armed): the target answers.
+                t, h, _ = self.call("E")
+                if t == "O":
+                    return
+                why = "answered %r" % t
+            except (OSError, Fail) as e:
+                why = str(e)
+            self.sock.close()
+            if attempt == self.TRIES:
+                raise Fail("no control connection to the target after %d attempts: %s" % (
+                    attempt, why))
+            # QEMU's user-mode NIC resets a forwarded connection it could
+            # not open to the guest (24 lanes at once, 3 of them): the
+            # target never answered, so no case ran on it.
+            print("RETRY control connection (attempt %d of %d): %s, before the target "
+                  "answered anything" % (attempt, self.TRIES, why), flush=True)
+            time.sleep(0.5)
 
     def _read(self, n):
         b = b""
