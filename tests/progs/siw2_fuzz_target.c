@@ -108,6 +108,10 @@
 #define MAX_SLOTS	64	/* connections (--inject: lanes) at once, at most */
 #define CQ_DEPTH	64
 #define PROBE_LEN	(MAX_SLOTS * 16)	/* a 16-octet probe slot per lane */
+/* Every QP's shape (rdma_cm's per connection, --inject's per lane). */
+#define QP_ATTR { .qp_type = IBV_QPT_RC, .sq_sig_all = 1, \
+		  .cap = { .max_send_wr = 4, .max_recv_wr = MAX_RECV, \
+			   .max_send_sge = 1, .max_recv_sge = 1 } }
 
 struct region {
 	const char *name;
@@ -143,6 +147,12 @@ static struct region regions[] = {
 #define NREG (sizeof(regions) / sizeof(regions[0]))
 #define RECV_REG 2
 
+/* A QP's receives and completions, as its CONN line reports them. */
+struct wcs {
+	int posted;		/* receives posted and not completed */
+	int recv_ok, flushed, wc_err;
+};
+
 struct slot {
 	bool used;
 	bool est;		/* established now */
@@ -150,8 +160,7 @@ struct slot {
 	struct rdma_cm_id *id;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	int posted;		/* receives posted and not completed */
-	int recv_ok, flushed, wc_err;
+	struct wcs wc;
 	char async[160];
 	double t0;
 	bool hang;
@@ -167,7 +176,7 @@ struct lane {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	bool live;		/* armed, its connection not yet ended */
-	int posted, recv_ok, flushed, wc_err;
+	struct wcs wc;
 	char async[160];
 	long tag;
 	double t0;
@@ -484,18 +493,13 @@ static int post_recv_qp(struct ibv_qp *qp, int i)
 
 static void post_recv(struct slot *s, int i)
 {
-	s->posted += post_recv_qp(s->qp, i);
+	s->wc.posted += post_recv_qp(s->qp, i);
 }
 
 /* A CQ and a QP with all receives posted, on @id. */
 static void slot_init(struct slot *s, struct rdma_cm_id *id)
 {
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = MAX_RECV,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_all = 1,
-	};
+	struct ibv_qp_init_attr qa = QP_ATTR;
 	int i;
 
 	memset(s, 0, sizeof(*s));
@@ -517,25 +521,38 @@ static void slot_init(struct slot *s, struct rdma_cm_id *id)
 		post_recv(s, i);
 }
 
-static void poll_slot(struct slot *s)
+/*
+ * Count @cq's completions into @c; with @repost, each receive that
+ * succeeded goes back to @qp. Return: how many went back.
+ */
+static int poll_wcs(struct ibv_cq *cq, struct ibv_qp *qp, struct wcs *c,
+		    bool repost)
 {
 	struct ibv_wc wc[16];
-	int n, i;
+	int n, i, again = 0;
 
-	while ((n = ibv_poll_cq(s->cq, 16, wc)) > 0)
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
 		for (i = 0; i < n; i++) {
 			if (wc[i].opcode & IBV_WC_RECV)
-				s->posted--;
+				c->posted--;
 			if (wc[i].status == IBV_WC_SUCCESS) {
-				s->recv_ok++;
-				if (s->est)
-					post_recv(s, (int)wc[i].wr_id);
+				c->recv_ok++;
+				if (repost && post_recv_qp(qp, (int)wc[i].wr_id)) {
+					c->posted++;
+					again++;
+				}
 			} else if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
-				s->flushed++;
+				c->flushed++;
 			} else {
-				s->wc_err++;
+				c->wc_err++;
 			}
 		}
+	return again;
+}
+
+static void poll_slot(struct slot *s)
+{
+	poll_wcs(s->cq, s->qp, &s->wc, s->est);
 }
 
 static const char *state_name(enum ibv_qp_state st)
@@ -569,8 +586,8 @@ static void slot_done(struct slot *s)
 		fill_fixed();
 	}
 	out("CONN %ld tag=%ld est=%d end=%s state=%s recv_ok=%d flushed=%d wc_err=%d unflushed=%d async=%s guards=%s ms=%ld",
-	    n_done, s->tag, s->ever_est, end, state, s->recv_ok, s->flushed,
-	    s->wc_err, s->posted, s->async, g, (long)((now() - s->t0) * 1000));
+	    n_done, s->tag, s->ever_est, end, state, s->wc.recv_ok, s->wc.flushed,
+	    s->wc.wc_err, s->wc.posted, s->async, g, (long)((now() - s->t0) * 1000));
 	n_done++;
 	memset(s, 0, sizeof(*s));
 }
@@ -591,7 +608,7 @@ static void slot_finish(struct slot *s, const char *end)
 	s->closing = true;
 	s->close_by = now() + 3.0;
 	poll_slot(s);
-	if (s->posted <= 0)
+	if (s->wc.posted <= 0)
 		slot_done(s);
 }
 
@@ -607,7 +624,7 @@ static bool slot_reap(void)
 		if (!s->used || !s->closing)
 			continue;
 		poll_slot(s);
-		if (s->posted <= 0 || now() >= s->close_by)
+		if (s->wc.posted <= 0 || now() >= s->close_by)
 			slot_done(s);
 		else
 			waiting = true;
@@ -937,29 +954,9 @@ static void fz_cmd(struct lane *l, uint32_t op)
 		die_errno("fuzz file command");
 }
 
-/* Completions; with @repost, receives go back. Return: how many did. */
 static int lane_poll(struct lane *l, bool repost)
 {
-	struct ibv_wc wc[16];
-	int n, i, again = 0;
-
-	while ((n = ibv_poll_cq(l->cq, 16, wc)) > 0)
-		for (i = 0; i < n; i++) {
-			if (wc[i].opcode & IBV_WC_RECV)
-				l->posted--;
-			if (wc[i].status == IBV_WC_SUCCESS) {
-				l->recv_ok++;
-				if (repost && post_recv_qp(l->qp, (int)wc[i].wr_id)) {
-					l->posted++;
-					again++;
-				}
-			} else if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
-				l->flushed++;
-			} else {
-				l->wc_err++;
-			}
-		}
-	return again;
+	return poll_wcs(l->cq, l->qp, &l->wc, repost);
 }
 
 /*
@@ -1004,7 +1001,7 @@ static void lane_conn_end(struct lane *l, const char *end)
 		fill_fixed();
 	}
 	out("CONN %ld tag=%ld est=1 end=%s state=ERR recv_ok=%d flushed=%d wc_err=%d unflushed=%d async=%s guards=%s ms=%ld",
-	    n_done, l->tag, end, l->recv_ok, l->flushed, l->wc_err, l->posted,
+	    n_done, l->tag, end, l->wc.recv_ok, l->wc.flushed, l->wc.wc_err, l->wc.posted,
 	    l->async, g, (long)((now() - l->t0) * 1000));
 	n_done++;
 	pthread_mutex_unlock(&big);
@@ -1013,12 +1010,7 @@ static void lane_conn_end(struct lane *l, const char *end)
 
 static int lane_arm(struct lane *l, const uint8_t *p)
 {
-	struct ibv_qp_init_attr qa = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 4, .max_recv_wr = MAX_RECV,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.sq_sig_all = 1,
-	};
+	struct ibv_qp_init_attr qa = QP_ATTR;
 	struct ibv_qp_attr at = { .qp_state = IBV_QPS_RESET };
 	struct siw2_fuzz_cmd c = { .op = SIW2_FUZZ_ARM };
 	int i;
@@ -1039,10 +1031,10 @@ static int lane_arm(struct lane *l, const uint8_t *p)
 	at.qp_access_flags = RWA & ~IBV_ACCESS_LOCAL_WRITE;
 	if (ibv_modify_qp(l->qp, &at, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS))
 		die_errno("ibv_modify_qp INIT");
-	l->posted = l->recv_ok = l->flushed = l->wc_err = 0;
+	memset(&l->wc, 0, sizeof(l->wc));
 	strcpy(l->async, "none");
 	for (i = 0; i < opt.nrecv; i++)
-		l->posted += post_recv_qp(l->qp, i);
+		l->wc.posted += post_recv_qp(l->qp, i);
 	l->tag = (long)((uint32_t)p[8] << 24 | p[9] << 16 | p[10] << 8 | p[11]);
 	l->t0 = now();
 	c.arg[0] = l->qp->qp_num;
