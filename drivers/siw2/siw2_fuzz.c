@@ -266,19 +266,18 @@ static ssize_t siw2_fuzz_read(struct file *file, char __user *buf,
 	if (count < sizeof(rep))
 		return -EINVAL;
 	mutex_lock(&fz->lock);
+	rep.closed = 1;
 	qp = siw2_fuzz_live_qp(fz);
 	if (qp) {
 		siw2_fuzz_settle(qp);
-		rep.state = READ_ONCE(qp->ib_state);
 		/* Out of RTS its connection ends, as the CM would close it. */
 		if (READ_ONCE(qp->state) != SIW2_QP_RTS)
 			siw2_qp_fuzz_down(qp);
+		rep.state = READ_ONCE(qp->ib_state);
+		rep.closed = siw2_qp_fuzz(qp) != fz->llp;
 	}
 	n = siw2_fuzz_llp_take(fz->llp, buf + sizeof(rep),
 			       count - sizeof(rep), &more, &blocked);
-	if (qp && siw2_qp_fuzz(qp) != fz->llp)
-		rep.state = READ_ONCE(qp->ib_state);
-	rep.closed = !qp || siw2_qp_fuzz(qp) != fz->llp;
 	/* Room again: the transmit engine goes on, as on TCP's write space. */
 	if (qp && blocked && !rep.closed)
 		siw2_tx_kick(qp);
