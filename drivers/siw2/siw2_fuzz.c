@@ -16,7 +16,6 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
-#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include <uapi/rdma/siw2-fuzz.h>
@@ -127,44 +126,54 @@ static int siw2_fuzz_arm(struct siw2_fuzz *fz, const struct siw2_fuzz_cmd *c)
 	return rv;
 }
 
-/* Queue each segment of @in as one socket buffer; the caller kicks. */
-static int siw2_fuzz_segments(struct siw2_fuzz *fz, const u8 *in, size_t len)
+/*
+ * Each segment of the user's @buf as one socket buffer, copied straight
+ * into it; all or none are queued. The caller kicks the receive engine.
+ */
+static int siw2_fuzz_segments(struct siw2_fuzz *fz, const char __user *buf,
+			      size_t len)
 {
 	struct sk_buff_head q;
 	struct sk_buff *skb;
 	size_t off = 0;
+	int rv = -EINVAL;
 	u32 seg;
 
 	__skb_queue_head_init(&q);
 	while (off < len) {
 		if (len - off < sizeof(seg))
-			goto bad;
-		memcpy(&seg, in + off, sizeof(seg));
+			goto out;
+		if (copy_from_user(&seg, buf + off, sizeof(seg))) {
+			rv = -EFAULT;
+			goto out;
+		}
 		off += sizeof(seg);
 		if (!seg || seg > SIW2_FUZZ_SEG_MAX || seg > len - off)
-			goto bad;
+			goto out;
 		skb = alloc_skb(seg, GFP_KERNEL);
 		if (!skb) {
-			__skb_queue_purge(&q);
-			return -ENOMEM;
+			rv = -ENOMEM;
+			goto out;
 		}
-		skb_put_data(skb, in + off, seg);
 		__skb_queue_tail(&q, skb);
+		if (copy_from_user(skb_put(skb, seg), buf + off, seg)) {
+			rv = -EFAULT;
+			goto out;
+		}
 		off += seg;
 	}
 	while ((skb = __skb_dequeue(&q)))
 		siw2_fuzz_llp_put_rx(fz->llp, skb);
 	return 0;
-bad:
+out:
 	__skb_queue_purge(&q);
-	return -EINVAL;
+	return rv;
 }
 
 static int siw2_fuzz_data(struct siw2_fuzz *fz, const char __user *buf,
 			  size_t len)
 {
 	struct siw2_qp *qp;
-	void *in;
 	int rv;
 
 	if (!len || len > SIW2_FUZZ_DATA_MAX)
@@ -172,16 +181,10 @@ static int siw2_fuzz_data(struct siw2_fuzz *fz, const char __user *buf,
 	qp = siw2_fuzz_live_qp(fz);
 	if (!qp)
 		return -EPIPE;
-	in = vmemdup_user(buf, len);
-	if (IS_ERR(in)) {
-		rv = PTR_ERR(in);
-	} else {
-		rv = siw2_fuzz_segments(fz, in, len);
-		kvfree(in);
-		/* All segments queued, one run reads them, one at a time. */
-		if (!rv)
-			siw2_rx_kick(qp);
-	}
+	rv = siw2_fuzz_segments(fz, buf, len);
+	/* All segments queued, one run reads them, one at a time. */
+	if (!rv)
+		siw2_rx_kick(qp);
 	siw2_qp_put(qp);
 	return rv;
 }
