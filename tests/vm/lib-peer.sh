@@ -127,10 +127,6 @@ wait_cm_listen() {
 #   wait_tcp_listen PID PORT [SECS]   wait up to SECS (default 20) for
 #                            tcp_listening; return 1 on timeout or when PID
 #                            exits
-#   nap SECS                 sleep without starting a process (read -t on a
-#                            private FIFO): a sleep(1) per poll costs about
-#                            0.05-0.1 s of guest CPU under TCG, taken from
-#                            the programs being waited for
 #   poll_until SECS CMD...   wait_until (lib.sh) with nap 0.05 between tries
 #   reap VAR PID SECS [CMD...]   wait up to SECS for PID to exit; VAR = its
 #                            status, or 124 if it had to be killed (-9);
@@ -185,18 +181,6 @@ wait_tcp_listen() {
 		tcp_listening "$pid" "$port"
 }
 
-_nap_fd=
-nap() {
-	local f
-	if [[ -z $_nap_fd ]]; then
-		f=/tmp/.nap.$$
-		rm -f "$f"
-		mkfifo "$f" && exec {_nap_fd}<>"$f"
-		rm -f "$f"
-	fi
-	read -r -t "$1" -u "$_nap_fd" _
-	return 0
-}
 
 poll_until() { _until "nap 0.05" "$@"; }
 

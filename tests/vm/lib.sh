@@ -12,7 +12,9 @@
 #   log MSG                  MSG on stdout with a timestamp (guest uptime)
 #   need CMD...              skip unless every CMD is available
 #   wait_until SECS CMD...   retry CMD until it succeeds or SECS (wall clock)
-#                            passed; return 1 on timeout
+#                            passed, a nap of 0.1 s between tries; return 1
+#                            on timeout
+#   nap SECS                 sleep without starting a process (below)
 #   siw2_load [param=val...] load ib_core ib_uverbs iw_cm rdma_cm rdma_ucm,
 #                            install $SIW2_KO as updates/siw2.ko, depmod (the
 #                            host's depmod output, $SIW2_MODINDEX), and
@@ -95,7 +97,27 @@ _until() {
 	done
 }
 
-wait_until() { _until "sleep 0.1" "$@"; }
+# nap SECS: sleep without starting a process (read -t on a private FIFO
+# nobody writes): under TCG a sleep(1) costs about 0.05-0.1 s of guest CPU
+# (some 0.06 s more on the debug kernel), taken from what is waited for.
+# The FIFO is named by $BASHPID: subshells that nap first get their own.
+nap() {
+	local f
+	if [[ -z ${_nap_fd:-} ]]; then
+		f=/tmp/.nap.$BASHPID
+		rm -f "$f"
+		mkfifo "$f" 2>/dev/null && exec {_nap_fd}<>"$f"
+		rm -f "$f"
+	fi
+	if [[ -n ${_nap_fd:-} ]]; then
+		read -r -t "$1" -u "$_nap_fd" _
+	else
+		sleep "$1"
+	fi
+	return 0
+}
+
+wait_until() { _until "nap 0.1" "$@"; }
 
 in_ns() {
 	local ns=$1
