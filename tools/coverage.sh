@@ -93,11 +93,31 @@ for i in "${infos[@]}"; do args+=(-a "$i"); done
 	echo "# coverage of $drv from $n runs ($(date -u +%F), ${results[*]})"
 	lcov --rc lcov_branch_coverage=1 --list "$out/siw2.info"
 } >"$out/summary.txt"
+# A function is entered when gcov counted its entry or any line of its
+# body (up to the next function): a function inlined into its callers
+# can show an entry count of 0 while its lines ran thousands of times.
 awk -F'[:,]' '
-	/^SF:/ { file = $2; sub(".*/", "", file); delete entered; delete order; k = 0 }
-	/^FN:/ { order[++k] = $3 }
+	/^SF:/ { file = $2; sub(".*/", "", file); delete entered; delete start; delete hit; k = 0 }
+	/^FN:/ { start[++k] = $2 + 0; name[k] = $3 }
 	/^FNDA:/ { if ($2 > 0) entered[$3] = 1 }
-	/^end_of_record/ { for (i = 1; i <= k; i++) if (!(order[i] in entered)) print file, order[i] }
+	/^DA:/ { if ($3 > 0) hit[$2 + 0] = 1 }
+	/^end_of_record/ {
+		for (i = 1; i <= k; i++) {
+			if (name[i] in entered)
+				continue
+			# the body ends where the next function (by line) starts
+			end = 1e9
+			for (j = 1; j <= k; j++)
+				if (start[j] > start[i] && start[j] < end)
+					end = start[j]
+			ran = 0
+			for (l in hit)
+				if (l + 0 >= start[i] && l + 0 < end)
+					ran = 1
+			if (!ran)
+				print file, name[i]
+		}
+	}
 ' "$out/siw2.info" >"$out/unreached.txt"
 if (( html )); then
 	genhtml --quiet --branch-coverage --legend -o "$out/html" "$out/siw2.info"
