@@ -802,8 +802,10 @@ def target_problems(line):
 
 class Verdicts:
     """The target's lines for our connections, taken as they come: at most
-    MAX_OPEN connections wait for theirs at a time."""
-    MAX_OPEN = 2
+    MAX_OPEN connections wait for theirs at a time (the --inject target
+    writes its lines every 50 ms: a lane runs several connections in that
+    time)."""
+    MAX_OPEN = 8
 
     def __init__(self, tgt, st, seed, watch=True, mine=None):
         self.tgt, self.st, self.seed = tgt, st, seed
