@@ -17,6 +17,8 @@
  *   imm-only    the same with no data: Immediate Data alone (DEC-16)
  *   send-imm    IB_WR_SEND_WITH_IMM of 3000 octets, reported with the
  *               payload checked; with rv2=0 the post must fail -EOPNOTSUPP
+ *   inline      (rv2=1) the same, 64 octets inline from unregistered
+ *               memory overwritten once the post returns; 65 are refused
  *   fetch-add, cmp-swap, masked-fetch-add, masked-cmp-swap, atomic-write:
  *               the returned original value and the target's new value,
  *               read back (masked semantics of DIGEST 2.2.5)
@@ -77,6 +79,7 @@ MODULE_PARM_DESC(timeout_ms, "limit on every wait");
 #define KX_BUF		(64 * 1024)
 #define KX_RPT		(KX_BUF - 4096)	/* report receive buffers */
 #define KX_RECVS	4
+#define KX_INLINE	64	/* the QP's max_inline_data */
 
 static int failures;
 
@@ -166,21 +169,17 @@ static int kx_post_recv(u32 i)
 }
 
 /*
- * Post @wr and wait for its completion; a report that overtakes it is
- * kept for kx_report(). Return: 0, or a negative error.
+ * Wait for @wr's completion (kx_complete), or post it and wait (kx_run);
+ * a report that overtakes it is kept for kx_report().
+ * Return: 0, or a negative error.
  */
 static struct ib_wc kx_early;
 static bool kx_have_early;
 
-static int kx_run(struct ib_send_wr *wr, enum ib_wc_opcode op)
+static int kx_complete(const struct ib_send_wr *wr, enum ib_wc_opcode op)
 {
 	struct ib_wc wc;
-	int rv;
 
-	wr->send_flags |= IB_SEND_SIGNALED;
-	rv = ib_post_send(kx_id->qp, wr, NULL);
-	if (rv)
-		return rv;
 	for (;;) {
 		if (!kx_poll(&wc))
 			return -ETIMEDOUT;
@@ -199,6 +198,15 @@ static int kx_run(struct ib_send_wr *wr, enum ib_wc_opcode op)
 		return -EIO;
 	}
 	return 0;
+}
+
+static int kx_run(struct ib_send_wr *wr, enum ib_wc_opcode op)
+{
+	int rv;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	rv = ib_post_send(kx_id->qp, wr, NULL);
+	return rv ?: kx_complete(wr, op);
 }
 
 /* The server's next report into @r. Return: 0 or a negative error. */
@@ -350,6 +358,45 @@ static void kx_imm_steps(void)
 	CHECK(!rv && kx_report_ok(&r, 128, 3000, 0xa5a5a5a500000000ULL),
 	      "send-imm (rv %d, server opcode %u len %u data_ok %u)", rv,
 	      r.opcode, r.byte_len, r.data_ok);
+}
+
+/*
+ * A Send with Immediate Data whose payload is inline (IB_SEND_INLINE):
+ * copied at post time from memory that is neither registered nor mapped,
+ * so overwriting it as soon as the post returns changes nothing the peer
+ * sees; one octet over the QP's max_inline_data is refused.
+ */
+static void kx_inline_step(void)
+{
+	struct siw2_ext_report r = {};
+	struct ib_send_wr wr;
+	struct ib_sge sge;
+	u8 *src;
+	int i, rv;
+
+	src = kmalloc(KX_INLINE + 1, GFP_KERNEL);
+	if (!src) {
+		CHECK(false, "inline: no memory");
+		return;
+	}
+	for (i = 0; i < KX_INLINE; i++)
+		src[i] = siw2_ext_byte(i, kx_seq + 1);
+	sge = (struct ib_sge){ .addr = (uintptr_t)src, .length = KX_INLINE };
+	wr = (struct ib_send_wr){ .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IB_WR_SEND_WITH_IMM,
+				  .send_flags = IB_SEND_INLINE | IB_SEND_SIGNALED,
+				  .ex.imm_data = cpu_to_be32(0x5a5a0001) };
+	rv = ib_post_send(kx_id->qp, &wr, NULL);
+	memset(src, 0xee, KX_INLINE + 1);
+	rv = rv ?: kx_complete(&wr, IB_WC_SEND);
+	rv = rv ?: kx_report(&r);
+	CHECK(!rv && kx_report_ok(&r, 128, KX_INLINE, 0x5a5a000100000000ULL),
+	      "inline send-imm of %u octets, source overwritten after the post (rv %d, server opcode %u len %u data_ok %u)",
+	      KX_INLINE, rv, r.opcode, r.byte_len, r.data_ok);
+	sge.length = KX_INLINE + 1;
+	rv = ib_post_send(kx_id->qp, &wr, NULL);
+	CHECK(rv == -EINVAL, "inline of max_inline_data + 1 refused (rv %d)", rv);
+	kfree(src);
 }
 
 static void kx_atomic_steps(void)
@@ -611,7 +658,8 @@ static int kx_connect(void)
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.cap = { .max_send_wr = 16, .max_recv_wr = KX_RECVS,
-			 .max_send_sge = 3, .max_recv_sge = 1 },
+			 .max_send_sge = 3, .max_recv_sge = 1,
+			 .max_inline_data = KX_INLINE },
 	};
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(port) };
@@ -671,8 +719,10 @@ static int __init siw2_kext_init(void)
 	CHECK(!rv, "connect to %s:%u (rv %d)", addr, port, rv);
 	if (!rv) {
 		kx_imm_steps();
-		if (rv2)
+		if (rv2) {
+			kx_inline_step();
 			kx_inv_imm_step();
+		}
 		kx_atomic_steps();
 		kx_read_step();
 		kx_commit_step();

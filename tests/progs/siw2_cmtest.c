@@ -23,6 +23,9 @@
  * --print-addr adds "ADDR local=<a>:<port> remote=<a>:<port>" after each
  * EST line: the addresses rdma_cm reports for the connection.
  *
+ * "--terminate-state" (client) walks the QP state table's TERMINATE row
+ * once established (TERM-STATE ok), then waits for the DISCONNECTED its
+ * last step, ERR, causes.
  * Teardown tests: "--hold SECS" keeps each client connection up until a
  * DISCONNECTED event (the peer closed) or SECS pass; the client prints
  * HOLDING when the connection is up, then "HOLD DISCONNECTED status=<s>
@@ -103,6 +106,7 @@ enum {
 	OPT_SENDS,
 	OPT_SEND_LEN,
 	OPT_SENDS_STUCK,
+	OPT_TERM_STATE,
 };
 
 static struct {
@@ -136,6 +140,7 @@ static struct {
 	int sends;		/* --sends: messages before the close, 0 = off */
 	int send_len;		/* --send-len: octets per message */
 	const char *sends_stuck; /* --sends-stuck: the file that starts the sends */
+	bool term_state;	/* --terminate-state */
 	bool quiet;
 	bool verbose;
 } opt = {
@@ -890,6 +895,68 @@ static bool client_hold(struct conn *c)
 	return true;
 }
 
+static const char *qp_state_name(enum ibv_qp_state st)
+{
+	static const char *const n[] = {
+		[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT",
+		[IBV_QPS_RTR] = "RTR", [IBV_QPS_RTS] = "RTS",
+		[IBV_QPS_SQD] = "SQD", [IBV_QPS_SQE] = "SQE",
+		[IBV_QPS_ERR] = "ERR",
+	};
+
+	return (unsigned int)st < sizeof(n) / sizeof(n[0]) && n[st] ? n[st] : "?";
+}
+
+static enum ibv_qp_state qp_state_of(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		fail_errno("ibv_query_qp");
+	return a.qp_state;
+}
+
+/*
+ * --terminate-state: a connected QP moved to SQE (siw2's TERMINATE) takes
+ * only the transitions of Documentation/design.md's TERMINATE row: SQD
+ * and SQE succeed and change nothing, ERR flushes and ends the
+ * connection, the others fail with EINVAL and change nothing.
+ */
+static void client_terminate_state(struct conn *c)
+{
+	static const struct {
+		enum ibv_qp_state to;
+		int err;
+		enum ibv_qp_state after;
+	} row[] = {
+		{ IBV_QPS_SQE, 0, IBV_QPS_SQE },
+		{ IBV_QPS_RESET, EINVAL, IBV_QPS_SQE },
+		{ IBV_QPS_INIT, EINVAL, IBV_QPS_SQE },
+		{ IBV_QPS_RTR, EINVAL, IBV_QPS_SQE },
+		{ IBV_QPS_RTS, EINVAL, IBV_QPS_SQE },
+		{ IBV_QPS_SQD, 0, IBV_QPS_SQE },
+		{ IBV_QPS_SQE, 0, IBV_QPS_SQE },
+		{ IBV_QPS_ERR, 0, IBV_QPS_ERR },
+	};
+	struct ibv_qp_attr a = {};
+	enum ibv_qp_state st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
+		a.qp_state = row[i].to;
+		rc = ibv_modify_qp(c->id->qp, &a, IBV_QP_STATE);
+		st = qp_state_of(c->id->qp);
+		if (rc != row[i].err || st != row[i].after)
+			fail("terminate-state step %zu: to %s returned %d (%s), state %s; expected %d, state %s",
+			     i, qp_state_name(row[i].to), rc, strerror(rc),
+			     qp_state_name(st), row[i].err,
+			     qp_state_name(row[i].after));
+	}
+	printf("TERM-STATE ok\n");
+}
+
 /* --src-port: the wildcard address of dst's family with that port. */
 static struct sockaddr *src_addr(const struct addrinfo *dst,
 				 struct sockaddr_storage *ss)
@@ -987,6 +1054,15 @@ static bool client_cycle(struct addrinfo *dst, int n)
 
 	if (opt.hold && client_hold(&c))
 		goto disconnected;
+	if (opt.term_state) {
+		/* Error ends the connection: its DISCONNECTED comes unasked. */
+		client_terminate_state(&c);
+		ev = get_event("DISCONNECTED");
+		if (ev->id != c.id || ev->event != RDMA_CM_EVENT_DISCONNECTED)
+			unexpected(ev, "DISCONNECTED (after ERR)");
+		rdma_ack_cm_event(ev);
+		goto disconnected;
+	}
 	if (opt.abort)
 		goto out;	/* no rdma_disconnect: destroying aborts */
 	/* --sends: the close right behind them, not after their completions. */
@@ -1103,6 +1179,7 @@ static void usage(const char *prog, int status)
 		"                          peer's disconnect (HOLD DISCONNECTED / HOLD expired),\n"
 		"                          then close as usual\n"
 		"      --removal-ok        DEVICE_REMOVAL ends the program with status 0\n"
+		"                          after cleaning up (REMOVED lines) instead of failing\n"
 		"      --sends N           per connection: the server posts N receives, the\n"
 		"                          client N 4 KiB sends and closes right behind them;\n"
 		"                          each completion must succeed, each message arrive\n"
@@ -1112,7 +1189,10 @@ static void usage(const char *prog, int status)
 		"                          cuts the server off, then creates it), then the sends\n"
 		"                          and the close: it must end, the last sends flushed\n"
 		"                          (SENDS send K ok, F flushed)\n"
-		"                          after cleaning up (REMOVED lines) instead of failing\n"
+		"      --terminate-state   client: once established, the QP to SQE\n"
+		"                          (Terminate) and every transition out of it, as\n"
+		"                          Documentation/design.md's table has them; ERR\n"
+		"                          last, which ends the connection (TERM-STATE ok)\n"
 		"      --src-port P        client: bind each connection to rdma_cm port P\n"
 		"      --print-addr        print an ADDR line (rdma_cm's local and peer\n"
 		"                          address) after each EST line\n"
@@ -1204,6 +1284,7 @@ static void parse(int argc, char **argv)
 		{ "sends", required_argument, NULL, OPT_SENDS },
 		{ "send-len", required_argument, NULL, OPT_SEND_LEN },
 		{ "sends-stuck", required_argument, NULL, OPT_SENDS_STUCK },
+		{ "terminate-state", no_argument, NULL, OPT_TERM_STATE },
 		{ "removal-ok", no_argument, NULL, OPT_REMOVAL_OK },
 		{ "src-port", required_argument, NULL, OPT_SRC_PORT },
 		{ "print-addr", no_argument, NULL, OPT_PRINT_ADDR },
@@ -1290,6 +1371,9 @@ static void parse(int argc, char **argv)
 			break;
 		case OPT_HOLD:
 			opt.hold = num_arg("--hold", optarg, 1, 3600);
+			break;
+		case OPT_TERM_STATE:
+			opt.term_state = true;
 			break;
 		case OPT_REMOVAL_OK:
 			opt.removal_ok = true;

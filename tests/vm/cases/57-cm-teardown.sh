@@ -8,6 +8,8 @@
 #    client holds the connection and the server closes it (--hold), and
 #    when the client closes right behind 16 sends: all of them arrive
 #    (SIW2-DEC-3, siw2_cmtest --sends);
+#  - a connected QP moved to SQE (TERMINATE) takes only the transitions
+#    design.md's table gives it, ERR ends the connection;
 #  - abortive: "kill -9" of the client holding a connection: the server
 #    gets DISCONNECTED (status -104, ECONNRESET: the client's side resets)
 #    within 5 s; "kill -9" of the server: the holding client gets
@@ -102,6 +104,11 @@ cm_grep close-behind-sends cli '^SENDS send 16 ok$'
 # The client's hold runs out, then it closes as usual.
 cm_pair hold-expires "-a $A4 -t 20" "-a $A4 --hold 2"
 cm_grep hold-expires cli '^HOLD expired after=(19|2[0-9])[0-9][0-9]$'
+# The QP state table's TERMINATE row (Documentation/design.md): the
+# client moves its connected QP to SQE, every other transition is tried,
+# ERR last ends the connection; the server sees it close.
+cm_pair terminate-state "-a $A4" "-a $A4 --terminate-state"
+cm_grep terminate-state cli '^TERM-STATE ok$'
 for r in close-by-client close-by-server close-by-server-held close-behind-sends hold-expires; do
 	! grep -q '^DISC' "$CM_OUT/$r.srv" "$CM_OUT/$r.cli" ||
 		fail "$r: a graceful close gave a non-zero DISCONNECTED status"

@@ -16,7 +16,8 @@
 #     sender about 1 call per 600 Sends, receiver 1 per 160 (its credit
 #     Sends).  A short run with user_rings=0 (every post and poll a system
 #     call) is counted beside it, and must make more than one call per
-#     work request.
+#     work request.  So is one with tx_linger_us=0 (the TX engine stops
+#     at once on an empty ring), after out-of-range values are refused.
 #  2. Hostile rings: a client scribbles on its own rings (siw2_fastpath
 #     --hostile: bad opcode, SGE count, inline length, reserved field,
 #     an RDMA Commit with log fields but no log flag (COMMIT-ERR-1),
@@ -148,6 +149,21 @@ traffic syscalls 7601 20000
 echo 1 >/sys/module/siw2/parameters/user_rings || fail "user_rings=1"
 grep -q '^FASTPATH STATS side=client rings=no' "$R/syscalls.c" || fail "user_rings=0: the client still used rings"
 (( calls_c > 20000 )) || fail "user_rings=0: only $calls_c system calls for 20000 work requests"
+
+# tx_linger_us (admin-guide.md): a value outside 0..4294967295 is refused
+# and the old one kept; at 0 the TX engine stops as soon as a ring runs
+# empty, so the posts after each pause ring the doorbell: every message
+# still arrives intact (siw2_fastpath checks each).
+L=/sys/module/siw2/parameters/tx_linger_us
+linger=$(<"$L")
+for v in 4294967296 -1 abc; do
+	echo "$v" 2>/dev/null >"$L" && fail "tx_linger_us=$v accepted"
+done
+[[ $(<"$L") == "$linger" ]] || fail "tx_linger_us is $(<"$L") after refused writes, was $linger"
+echo 0 >"$L" || fail "tx_linger_us=0"
+traffic linger0 7602 20000
+echo "$linger" >"$L" || fail "tx_linger_us=$linger"
+grep -q '^FASTPATH STATS side=client rings=yes' "$R/linger0.c" || fail "tx_linger_us=0: the client did not use rings"
 
 # --- 2. hostile rings, with a bystander pair
 port=7610
