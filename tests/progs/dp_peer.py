@@ -180,10 +180,11 @@ def rreq_hdr(sink_stag, sink_to, size, src_stag, src_to):
 class Ctx:
     """What a scenario's builder sees: the target's MRs and the MPA mode."""
 
-    def __init__(self, mrs, crc, ird=None):
+    def __init__(self, mrs, crc, ird=None, tout=None):
         self.mrs = mrs
         self.crc = crc
         self.ird = ird          # the target's IRD from its MPA Reply
+        self.tout = tout        # the target's output file
 
     def mr(self, name):
         return self.mrs[name]
@@ -225,11 +226,15 @@ WRAP_TO = 0xFFFFFFFFFFFFFFF8   # TO + 16 wraps past 2^64
 # to collect the answer (default --wait); log_fpdus: print only the first
 # N data FPDUs received.
 
+DEREG_LEN = 2000        # the Write cut by the deregistration
+DEREG_CUT = 100         # octets of its FPDU sent before it
+
+
 class Scn:
     def __init__(self, name, req, desc, build, code=None, hdrs="ddp", mpa="r2c", recv=1,
                  recv_size=256, allow=(), maybe=(), event=None, rwc=None, positive=False,
                  why="", ird=None, extra="none", wait=None, log_fpdus=None, run=None,
-                 rcvbuf=None, scribble=None):
+                 rcvbuf=None, scribble=None, dereg_on=None):
         self.name, self.req, self.desc, self.build = name, req, desc, build
         self.code, self.hdrs, self.mpa = code, hdrs, mpa
         self.recv, self.recv_size = recv, recv_size
@@ -243,8 +248,11 @@ class Scn:
         self.run = run              # a positive scenario's own runner
         self.rcvbuf = rcvbuf        # our SO_RCVBUF, set before connecting
         self.scribble = scribble    # the region the target rewrites meanwhile
+        self.dereg_on = dereg_on    # the region the target deregisters on our word
 
-    def target_args(self):
+    def target_args(self, tout):
+        """The target's arguments; @tout: its output file, whose name
+        with ".dereg" added is our word to deregister (--dereg-on)."""
         a = ["--recv", str(self.recv), "--recv-size", str(self.recv_size)]
         if self.ird is not None:
             a += ["--ird", str(self.ird)]
@@ -254,6 +262,8 @@ class Scn:
             a += ["--maybe", r]
         if self.scribble:
             a += ["--scribble", self.scribble]
+        if self.dereg_on:
+            a += ["--dereg-on", "%s.dereg:%s" % (tout, self.dereg_on)]
         return a
 
 
@@ -279,6 +289,13 @@ SCENARIOS = [
         "of ro: rw's octets are anyone's, but every Write's CRC matched the wire's octets, so "
         "none is Terminated" % 1000,
         build=None, positive=True, run=lambda *a: run_write_scribbled(*a), scribble="rw"),
+    Scn("write-dereg-mid", req="BASE-DDP-6",
+        desc="a Write of %d octets into rw, its FPDU cut after %d octets while the target's "
+        "application deregisters rw, then a Read of ro: the Write validated before the "
+        "deregistration is placed, nothing is Terminated, the QP lives on" % (
+            DEREG_LEN, DEREG_CUT),
+        build=None, positive=True, run=lambda *a: run_write_dereg_mid(*a), dereg_on="rw",
+        maybe=("rw:0:%d" % DEREG_LEN,)),
     # ---- RDMA Write: DDP tagged buffer errors
     Scn("write-bad-stag", req="BASE-DDP-6 BASE-RDMAP-8", desc="Write to an STag no region has",
         build=lambda c: [c.write(BAD_STAG, c.mr("rw").addr, 16)], code=(1, 1, 0x00)),
@@ -444,6 +461,9 @@ SIW_KNOWN = {
     # the CRC is taken when an FPDU is framed, the source sent later: a
     # Read source rewritten in between leaves with the old CRC
     "rresp-source-written": {"data": "bad"},
+    # the STag is looked up again for every piece of an FPDU that comes in:
+    # a region deregistered in between fails the rest (Terminate 1/1/0x00)
+    "write-dereg-mid": {"data": "bad", "event": "QP_ACCESS_ERR"},
     # a 4-bit opcode: 0x13 is a Send, placed and completed with SUCCESS
     "op-5bit-rv1": {"term": "none", "close": "open", "guards": "FAIL", "event": "none",
                     "rwc": "=SUCCESS"},
@@ -918,7 +938,45 @@ def run_write_scribbled(s, ctx, conn, sess, out, wait):
     return end_positive(conn, sess, out, wait, obs)
 
 
-def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
+def run_write_dereg_mid(s, ctx, conn, sess, out, wait):
+    """A Write into rw whose FPDU arrives in two parts, the target's
+    application deregistering rw in between (target --dereg-on): the
+    receiver validated the header while rw was valid, so it places the
+    rest into the memory it still holds and only then lets go of the
+    region (the last reference dropped where the receive engine runs, in
+    the socket's data_ready callback).  No Terminate; a Read of ro after
+    it proves the QP lives on; rw's octets may be old or new."""
+    rw, ro = ctx.mr("rw"), ctx.mr("ro")
+    word = ctx.tout + ".dereg"
+    w = ctx.write(rw.stag, rw.addr, DEREG_LEN)
+    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
+           "tddp": "-", "tcrc": "-", "hdr_probs": ""}
+    probs = []
+    scale = float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1)
+    if conn.send(w.raw[:DEREG_CUT], "write head"):
+        out("sent the first %d of the write's %d octets" % (DEREG_CUT, len(w.raw)))
+        sess.sent_fpdu = True
+        # The target's receive engine has read the head by then.
+        time.sleep(0.3 * scale)
+        open(word, "w").close()
+        text = wait_for(ctx.tout, lambda t: "name=rw " in t and "state=deregistered" in t,
+                        time.monotonic() + 10 * scale)
+        if "state=deregistered" not in text:
+            probs.append("the target did not deregister rw")
+        else:
+            out("the target deregistered rw")
+        if conn.send(w.raw[DEREG_CUT:], "write tail"):
+            out("sent the write's other %d octets" % (len(w.raw) - DEREG_CUT))
+            send_msgs(conn, sess, [ctx.rreq(ro.stag, ro.addr, 100, sink_stag=0x00C0FF02,
+                                            sink_to=0x30000, msn=1)], out)
+    probs += read_responses(conn, sess, [(0x00C0FF02, 0x30000, mr_bytes(ro.seed, 0, 100))],
+                            out, wait)
+    obs["data"] = "ok" if not probs else "bad"
+    obs["data_probs"] = "; ".join(probs)
+    return end_positive(conn, sess, out, wait, obs)
+
+
+def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None, tout=None):
     missing = [n for n in MR_LAYOUT if n not in mrs]
     if missing:
         return {"error": "target published no MR %s" % ",".join(missing)}
@@ -931,7 +989,7 @@ def run_scenario(s, host, port, mrs, out, wait=4.0, ready=None):
                                  ord_=s.ird if s.run and s.ird else 4)
     except (OSError, RuntimeError) as e:
         return {"error": "MPA connect: %s" % e}
-    ctx = Ctx(mrs, sess.crc_on, sess.granted_ird)
+    ctx = Ctx(mrs, sess.crc_on, sess.granted_ird, tout)
     sess.log_fpdus = s.log_fpdus
     wait = s.wait or wait
     # Linux siw hands the socket to the QP only after sending its Reply: an
@@ -1145,7 +1203,7 @@ def cmd_run(a, out):
         out("FAIL: the target is not listening")
         return 1
     obs = run_scenario(s, a.host, a.port, parse_mrs(text), out, a.wait,
-                       ready_fn(a.target_out))
+                       ready_fn(a.target_out), a.target_out)
     text = wait_for(a.target_out, lambda t: "DONE" in t or "FAIL:" in t,
                     time.monotonic() + a.target_wait)
     finish_target(obs, text)
@@ -1170,7 +1228,7 @@ def cmd_suite(a, out):
         t0 = time.monotonic()
         with open(tout, "w") as tf:
             proc = subprocess.Popen(a.target + ["-a", a.host, "-p", str(port), "--timeout",
-                                                str(a.target_timeout)] + s.target_args(),
+                                                str(a.target_timeout)] + s.target_args(tout),
                                     stdout=tf, stderr=subprocess.STDOUT)
         with open(pout, "w") as pf:
             def pout_fn(line, _pf=pf, _t0=t0):
@@ -1182,7 +1240,7 @@ def cmd_suite(a, out):
                 obs = {"error": "target not listening: %s" % text.strip()[-200:]}
             else:
                 obs = run_scenario(s, a.host, port, parse_mrs(text), pout_fn, a.wait,
-                                   ready_fn(tout))
+                                   ready_fn(tout), tout)
             try:
                 proc.wait(timeout=a.target_timeout + 10)
             except subprocess.TimeoutExpired:

@@ -6,7 +6,7 @@
  *   siw2_prot_target -a ADDR [-p PORT] [--recv N] [--recv-size BYTES]
  *                    [--timeout SECS] [--settle MS] [--ird N] [--ord N]
  *                    [--allow NAME:OFF:LEN]... [--maybe NAME:OFF:LEN]...
- *                    [--scribble NAME]
+ *                    [--scribble NAME] [--dereg-on FILE:NAME]
  *
  * One anonymous mapping holds every memory region with a 64 KiB guard on
  * each side; MRs start inside a page and end inside one, so the bytes next
@@ -47,7 +47,9 @@
  * "TIMEOUT", and checks all the same. --scribble NAME: a thread rewrites
  * region NAME over and over from LISTENING to the check, as an application
  * may while the peer writes there (its octets are then anyone's: the
- * region is not checked, its guards are).
+ * region is not checked, its guards are). --dereg-on FILE:NAME: region NAME
+ * is deregistered as soon as FILE exists (the peer creates it in the middle
+ * of an FPDU into NAME), then "MR name=NAME stag=.. state=deregistered".
  *
  * Exit status: 0 = the run completed and the guards are intact, 1 = GUARDS
  * FAIL or a setup failure, 2 = usage.
@@ -135,6 +137,8 @@ static struct {
 	struct range ranges[MAX_RANGES];
 	int nranges;
 	int scribble;		/* region a thread rewrites, or -1 */
+	const char *dereg_file;	/* --dereg-on: deregister dereg_reg once it exists */
+	int dereg_reg;
 } opt = {
 	.scribble = -1,
 	.port = "7630",
@@ -215,7 +219,7 @@ static void usage(void)
 		"usage: siw2_prot_target -a ADDR [-p PORT] [--recv N] [--recv-size BYTES]\n"
 		"       [--timeout SECS] [--settle MS] [--ird N] [--ord N]\n"
 		"       [--allow NAME:OFF:LEN]... [--maybe NAME:OFF:LEN]...\n"
-		"       [--scribble NAME]\n");
+		"       [--scribble NAME] [--dereg-on FILE:NAME]\n");
 	exit(2);
 }
 
@@ -258,7 +262,7 @@ static void parse_range(const char *s, bool maybe)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_RECV = 256, O_RSIZE, O_TMO, O_SETTLE, O_IRD, O_ORD, O_ALLOW, O_MAYBE,
-	       O_SCRIBBLE };
+	       O_SCRIBBLE, O_DEREG_ON };
 	static const struct option lo[] = {
 		{ "addr", required_argument, NULL, 'a' },
 		{ "port", required_argument, NULL, 'p' },
@@ -271,6 +275,7 @@ static void parse_args(int argc, char **argv)
 		{ "allow", required_argument, NULL, O_ALLOW },
 		{ "maybe", required_argument, NULL, O_MAYBE },
 		{ "scribble", required_argument, NULL, O_SCRIBBLE },
+		{ "dereg-on", required_argument, NULL, O_DEREG_ON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -293,6 +298,18 @@ static void parse_args(int argc, char **argv)
 			if (opt.scribble < 0)
 				usage();
 			break;
+		case O_DEREG_ON: {
+			char *c = strrchr(optarg, ':');
+
+			if (!c)
+				usage();
+			*c = 0;
+			opt.dereg_file = optarg;
+			opt.dereg_reg = region_index(c + 1, strlen(c + 1));
+			if (opt.dereg_reg < 0)
+				usage();
+			break;
+		}
 		default: usage();
 		}
 	}
@@ -749,6 +766,21 @@ static void summary(struct conn *c)
 	    ev, wcs, c->posted, disconnected, c->error_seen);
 }
 
+/* --dereg-on: the region goes once the peer has made the file. */
+static void dereg_on_file(void)
+{
+	struct region *r;
+
+	if (!opt.dereg_file || access(opt.dereg_file, F_OK))
+		return;
+	r = &regions[opt.dereg_reg];
+	if (ibv_dereg_mr(r->mr))
+		die_errno("ibv_dereg_mr (--dereg-on)");
+	r->mr = NULL;
+	opt.dereg_file = NULL;
+	out("MR name=%s stag=0x%08x state=deregistered", r->name, r->stag);
+}
+
 static volatile bool scribbling;
 
 /* --scribble: rewrite the region, each pass with other values. */
@@ -816,6 +848,7 @@ int main(int argc, char **argv)
 		handle_cm(&c);
 		handle_async(&c);
 		handle_cq(&c);
+		dereg_on_file();
 	}
 	if (c.qp) {
 		/*

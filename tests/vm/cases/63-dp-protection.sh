@@ -67,7 +67,10 @@
 #  - a Read Response whose source a Write rewrites while the Response waits
 #    for the window leaves with the CRC of the old octets: every such FPDU
 #    fails its CRC at the peer (siw takes the CRC when it frames the FPDU
-#    and hands the source pages to TCP later; siw2 copies first).
+#    and hands the source pages to TCP later; siw2 copies first);
+#  - a Write whose region is deregistered while its FPDU is still arriving
+#    (write-dereg-mid): siw looks the STag up again for the rest and sends
+#    1/1/0x00 (siw2 checks it once, at the header, and places the FPDU).
 # Runtime (TCG, 2 vCPUs): the siw suite 110-180 s, the siw2 suite 80-100 s
 # (busy host), about 6.5 min for the case.
 # timeout: 900
