@@ -943,9 +943,9 @@ def run_write_dereg_mid(s, ctx, conn, sess, out, wait):
     application deregistering rw in between (target --dereg-on): the
     receiver validated the header while rw was valid, so it places the
     rest into the memory it still holds and only then lets go of the
-    region (the last reference dropped where the receive engine runs, in
-    the socket's data_ready callback).  No Terminate; a Read of ro after
-    it proves the QP lives on; rw's octets may be old or new."""
+    region (its last reference then drops where the receive engine runs,
+    which may be the socket's data_ready callback).  No Terminate; a Read
+    of ro after it proves the QP lives on; rw's octets may be old or new."""
     rw, ro = ctx.mr("rw"), ctx.mr("ro")
     word = ctx.tout + ".dereg"
     w = ctx.write(rw.stag, rw.addr, DEREG_LEN)
@@ -959,9 +959,10 @@ def run_write_dereg_mid(s, ctx, conn, sess, out, wait):
         # The target's receive engine has read the head by then.
         time.sleep(0.3 * scale)
         open(word, "w").close()
-        text = wait_for(ctx.tout, lambda t: "name=rw " in t and "state=deregistered" in t,
-                        time.monotonic() + 10 * scale)
-        if "state=deregistered" not in text:
+        gone = re.compile(r"^MR name=rw stag=\S+ state=deregistered$", re.M)
+        text = wait_for(ctx.tout, gone.search, time.monotonic() + 10 * scale)
+        os.unlink(word)
+        if not gone.search(text):
             probs.append("the target did not deregister rw")
         else:
             out("the target deregistered rw")
@@ -1226,6 +1227,9 @@ def cmd_suite(a, out):
         tout = os.path.join(a.results, "%s-%s.target" % (a.driver, n))
         pout = os.path.join(a.results, "%s-%s.peer" % (a.driver, n))
         t0 = time.monotonic()
+        # A word to deregister left by an earlier run would act at once.
+        if os.path.exists(tout + ".dereg"):
+            os.unlink(tout + ".dereg")
         with open(tout, "w") as tf:
             proc = subprocess.Popen(a.target + ["-a", a.host, "-p", str(port), "--timeout",
                                                 str(a.target_timeout)] + s.target_args(tout),
