@@ -957,7 +957,11 @@ def start_run(a):
         lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         lsock.bind(a.addr)
-        lsock.listen(8)
+        # Room for every connection the target starts at once (2 per
+        # lane): a full queue drops a SYN, whose retry can outlast the
+        # target's connect timeout; the late connection then ends before
+        # its MPA Request, which reads as siw2's fault.
+        lsock.listen(max(8, 4 * a.jobs))
         print("LISTENING %s:%d" % a.addr, flush=True)
     if tgt.wait(lambda ln: ln.startswith(("READY", "FAIL")), TARGET_WAIT) is None:
         print("FAIL the target is not READY", flush=True)
@@ -1237,7 +1241,7 @@ def hs_case_resp(a, k, lsock, tgt, st):
     problems = []
     verdict = "-"
     if req is None or req["key"] != mp.KEY_REQ:
-        problems.append("no MPA Request from siw2")
+        problems.append("no MPA Request from siw2 (%d octets came: %r)" % (len(rest), rest[:20]))
     else:
         p = mpa_params(rng)
         p["rev"] = req["rev"]
