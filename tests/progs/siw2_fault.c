@@ -620,15 +620,31 @@ static int wait_cm(struct conn *c, enum rdma_cm_event_type want,
 	struct pollfd pfd = { .fd = c->ch->fd, .events = POLLIN };
 	double deadline = now_s() + opt.tmo;
 	struct rdma_cm_event *ev;
+	struct rdma_cm_id *cid;
 	int ms;
 
-	while (rdma_get_cm_event(c->ch, &ev)) {
-		if (errno != EAGAIN && errno != EINTR)
-			return setup_fail(step, errno);
-		ms = (int)((deadline - now_s()) * 1000);
-		if (ms <= 0)
-			return setup_fail(step, ETIMEDOUT);
-		poll(&pfd, 1, ms);
+	for (;;) {
+		while (rdma_get_cm_event(c->ch, &ev)) {
+			if (errno != EAGAIN && errno != EINTR)
+				return setup_fail(step, errno);
+			ms = (int)((deadline - now_s()) * 1000);
+			if (ms <= 0)
+				return setup_fail(step, ETIMEDOUT);
+			poll(&pfd, 1, ms);
+		}
+		if (ev->id == c->id || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+			break;
+		/*
+		 * The server's channel: the client's next attempt, while this
+		 * one still waits. Refused, so that no request is left
+		 * unanswered; this connection waits on for its own event.
+		 */
+		printf("CM RDMA_CM_EVENT_CONNECT_REQUEST of another connection during %s: rejected\n",
+		       step);
+		cid = ev->id;
+		rdma_ack_cm_event(ev);
+		rdma_reject(cid, NULL, 0);
+		rdma_destroy_id(cid);
 	}
 	if (ev->event != want) {
 		snprintf(setup_step, sizeof(setup_step), "%s: %s %d", step,

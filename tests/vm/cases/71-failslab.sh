@@ -142,16 +142,16 @@ cleanup() {
 	return 0
 }
 trap cleanup EXIT
-reap() {
-	local pid=$1 secs=$2
-	if ! wait_until "$secs" eval "! kill -0 $pid 2>/dev/null"; then
-		kill -9 "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		RC=124
-		return
-	fi
-	wait "$pid" 2>/dev/null
-	RC=$?
+# stuck PID: where a program that outlived its time is, in the kernel and
+# in siw2's endpoints (reap's last word before it kills the program).
+stuck() {
+	local t
+	echo "pid $1: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+	for t in /proc/"$1"/task/*; do
+		echo "  task ${t##*/}: $(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/    /' "$t/stack" 2>/dev/null
+	done
+	cat "$SIW2_DEBUGFS"/*/connections 2>/dev/null | sed 's/^/  /'
 }
 port=7800
 srv() {
@@ -177,7 +177,7 @@ usable() {
 	srv "usable-$1"
 	ip netns exec pb timeout 120 "$P" -c $SRV -p $port -t 20 -n 16 >"$R/usable-$1.cli" 2>&1
 	crc=$?
-	reap "$spid" 30; spid=
+	reap RC "$spid" 30; spid=
 	if [[ $crc != 0 || $RC != 0 ]] || ! grep -q '^END .* verified=16 ' "$R/usable-$1.cli"; then
 		show "$R/usable-$1.srv"; show "$R/usable-$1.cli"
 		bad "usable after $1: client $crc server $RC"
@@ -209,7 +209,7 @@ grep '^FAILNTH n=' "$R/setup-client.cli" | sed 's/^FAILNTH n=[0-9]* //' | sort |
 grep -q '^END side=client result=ok' "$R/setup-client.cli" || bad "setup-client: the final connection did not end ok"
 # The server served every connection that got through; stop it.
 kill "$spid" 2>/dev/null
-reap "$spid" 10; spid=
+reap RC "$spid" 10; spid=
 grep -q '^FAIL' "$R/setup-client.srv" && { show "$R/setup-client.srv"; bad "setup-client: the server failed"; }
 vet_klog setup-client
 idle setup-client
@@ -222,9 +222,13 @@ srv setup-server --failnth
 ip netns exec pb "$P" -c $SRV -p $port -t 20 --loop 5000 \
 	--release-file "$R/setup-server.done" >"$R/setup-server.cli" 2>&1 &
 cpid=$!
-reap "$spid" 900; srcv=$RC; spid=
+# Each connection's waits are bounded (-t 20); the whole side within its
+# budget, so that a server stuck in a call shows where (stuck) before the
+# case's own time runs out.
+reap RC "$spid" 240 stuck "$spid"; srcv=$RC; spid=
+[[ $srcv == 124 ]] && { log "setup-server: the server outlived 240 s (scaled):"; sed 's/^/  stuck| /' <<<"$REAP_NOTE"; }
 touch "$R/setup-server.done"
-reap "$cpid" 60; crc=$RC; cpid=
+reap RC "$cpid" 60; crc=$RC; cpid=
 cov=$(sed -n 's/^FAILNTH covered=\([0-9]*\)$/\1/p' "$R/setup-server.srv")
 log "  server setup: $(grep -c '^FAILNTH n=' "$R/setup-server.srv") connections with a failure, $cov allocations covered; client: $(grep '^LOOP' "$R/setup-server.cli")"
 grep '^SETUP FAIL' "$R/setup-server.srv" | sed 's/^SETUP FAIL side=server //' | sort | uniq -c | sed 's/^/    /'
@@ -246,8 +250,8 @@ cpid=$!
 wait_until 60 grep -q '^RUNNING' "$R/transfer.cli" || { show "$R/transfer.cli"; bad "transfer: load not running"; }
 quiet
 inject global 10 400
-reap "$cpid" 120; crc=$RC; cpid=
-reap "$spid" 60; srcv=$RC; spid=
+reap RC "$cpid" 120; crc=$RC; cpid=
+reap RC "$spid" 60; srcv=$RC; spid=
 left_s=$(cat "$FS/times") left_p=$(cat "$FP/times")
 inject off
 vet_klog transfer
