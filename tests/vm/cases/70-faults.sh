@@ -163,22 +163,10 @@ cli() {
 	ip netns exec "$ns" "$P" -c $SRV -p $port -t 10 "$@" >"$R/$name.cli" 2>&1 &
 	cpid=$!
 }
-# reap PID SECS: RC = its exit status, or 124 after killing it at SECS.
-reap() {
-	local pid=$1 secs=$2
-	if ! wait_until "$secs" eval "! kill -0 $pid 2>/dev/null"; then
-		kill -9 "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		RC=124
-		return
-	fi
-	wait "$pid" 2>/dev/null
-	RC=$?
-}
 # reap2 SECS: crc and src, client's and server's.
 reap2() {
-	reap "$cpid" "$1"; crc=$RC; cpid=
-	reap "$spid" 20; src=$RC; spid=
+	reap RC "$cpid" "$1"; crc=$RC; cpid=
+	reap RC "$spid" 20; src=$RC; spid=
 }
 running() { wait_until 20 grep -q '^RUNNING' "$R/$1.cli"; }
 # field FILE KEY: KEY's value in FILE's END line.
@@ -226,7 +214,7 @@ usable() {
 	srv "usable-$tag"
 	ip netns exec "$ns" timeout 60 "$P" -c $SRV -p $port -t 10 -n 16 >"$R/usable-$tag.cli" 2>&1
 	crc=$?
-	reap "$spid" 15; src=$RC; spid=
+	reap RC "$spid" 15; src=$RC; spid=
 	if [[ $crc != 0 || $src != 0 || $(field "$R/usable-$tag.cli" verified) != 16 ]]; then
 		show "$R/usable-$tag.srv"; show "$R/usable-$tag.cli"
 		bad "usable after $tag: client $crc server $src"
@@ -297,7 +285,7 @@ srv kill-server
 cli kill-server pb -T 30
 running kill-server || { show "$R/kill-server.cli"; fail "kill-server: load not running"; }
 kill -9 "$spid"
-reap "$spid" 5; src=$RC; spid=; reap "$cpid" 20; crc=$RC; cpid=
+reap RC "$spid" 5; src=$RC; spid=; reap RC "$cpid" 20; crc=$RC; cpid=
 rc_is kill-server server "$src" 137
 rc_is kill-server client "$crc" 3
 if ended "$R/kill-server.cli" fault; then
@@ -415,7 +403,7 @@ ip netns exec pb env RDMAV_DRIVERS="$MD/libsiw2" prlimit --memlock=524288:524288
 	setpriv --reuid=65534 --regid=65534 \
 	--clear-groups --inh-caps=-all --bounding-set=-all \
 	"$MD/${P##*/}" -c $SRV -p $port -t 10 -n 40 --memlock >"$R/memlock.cli" 2>&1
-crc=$?; reap "$spid" 20; src=$RC; spid=
+crc=$?; reap RC "$spid" 20; src=$RC; spid=
 rc_is memlock client "$crc" 0
 rc_is memlock server "$src" 0
 ended "$R/memlock.cli" ok
