@@ -31,7 +31,8 @@
 # stops after its current connection and prints its summary, later phases
 # are skipped, the guest's checks still run.
 # Output in build/fuzz-long/<date>/: <phase>.fuzz (the fuzzer),
-# results/<phase>.target (the target), console, dmesg, summary.txt.
+# results/<phase>.target (the target), console, dmesg, summary.txt, and on
+# a gcov kernel coverage/ (tools/coverage.sh: summary.txt, unreached.txt).
 # Exit 0 when every phase passed and the guest's kernel log is clean.
 # The guest runs with SIW2_VM_ACCEL=tcg,thread=multi unless that is set.
 # As in tools/check-debug.sh, a report from the kernel's own boot (before
@@ -191,5 +192,11 @@ echo "fuzz-long: guest rc ${grc:-none} (QEMU $vrc), $(( EPOCHSECONDS - t_all ))s
 [[ -n $boot_bad ]] && echo "fuzz-long: the kernel's boot, before siw2 (shown, not counted): $boot_bad"
 [[ -n $bad ]] && { echo "fuzz-long: kernel log: $bad"; failed=1; }
 [[ $grc == 0 ]] || { tail -5 "$res/out" 2>/dev/null; failed=1; }
+# The counters fit this build only (--inject rebuilds its tree each run):
+# the run's coverage now, where the kernel kept counters (a gcov kernel).
+if [[ -d $R/gcov ]] && command -v lcov >/dev/null; then
+	"$TOP/tools/coverage.sh" --tree "$tree" --out "$out/coverage" "$res" 2>&1 | tail -2 |
+		tee -a "$out/summary.txt"
+fi
 echo "kernel=${kver:-default} guest_rc=${grc:-none} klog=${bad:+BAD}${bad:-clean}${boot_bad:+ (a boot-time report, before siw2: shown above)}" >>"$out/summary.txt"
 exit "$failed"
