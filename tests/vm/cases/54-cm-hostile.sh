@@ -106,19 +106,15 @@ rbad() {
 }
 show() { sed "s/^/  $1| /" "$R/$1" | cut -c1-200; }
 
-# Every fork costs about 0.1 s under TCG: the helpers below use builtins.
-# nap: sleep 0.05 s without a process (read times out on a FIFO that
-# nobody writes).
-mkfifo /tmp/nap || fail "mkfifo /tmp/nap"
-exec {NAPFD}<>/tmp/nap
-nap() { read -rt 0.05 -u "$NAPFD"; }
+# Every fork costs about 0.1 s under TCG: the helpers below use builtins
+# (lib.sh's nap sleeps without a process).
 # until_ SECS CMD...: like wait_until, without forks.
 until_() {
 	local end=$(( ${EPOCHREALTIME/./} + $1 * 1000000 ))
 	shift
 	until "$@"; do
 		(( ${EPOCHREALTIME/./} < end )) || return 1
-		nap
+		nap 0.05
 	done
 	return 0
 }
