@@ -170,24 +170,21 @@ wait "$vmpid"
 vrc=$?
 [[ -f $res/dmesg ]] && cp "$res/dmesg" "$out/dmesg"
 grc=$(cat "$res/rc" 2>/dev/null)
-# klog FROM|BOOT: the reports of the guest's kernel log and console from
-# the fuzz script's start on, or before it (a file without that start
-# counts whole).
+# klog case|boot: the reports of the guest's kernel log and console from
+# the fuzz script's start on, or before it (vm.sh's klog_part; a file
+# without that start counts whole).
 klog() {
 	local f
 	for f in "$out/dmesg" "$out/console"; do
-		[[ -f $f ]] || continue
-		if ! grep -q 'siw2-vm: running' "$f"; then
-			[[ $1 == FROM ]] && cat "$f"
-		elif [[ $1 == BOOT ]]; then
-			sed '/siw2-vm: running/,$d' "$f"
+		if [[ -f $f ]] && ! grep -q 'siw2-vm: running' "$f"; then
+			[[ $1 == case ]] && klog_part all "$f"
 		else
-			sed -n '/siw2-vm: running/,$p' "$f"
+			klog_part "$1" "$f"
 		fi
 	done | grep -Ev "$KLOG_USER" | grep -E -m3 "$KLOG_BAD"
 }
-bad=$(klog FROM)
-boot_bad=$(klog BOOT)
+bad=$(klog case)
+boot_bad=$(klog boot)
 echo "fuzz-long: guest rc ${grc:-none} (QEMU $vrc), $(( EPOCHSECONDS - t_all ))s in all"
 [[ -n $boot_bad ]] && echo "fuzz-long: the kernel's boot, before siw2 (shown, not counted): $boot_bad"
 [[ -n $bad ]] && { echo "fuzz-long: kernel log: $bad"; failed=1; }

@@ -88,21 +88,6 @@ diag() {
 	tail -n "$2" "$1" | sed 's/^/#     /'
 }
 
-# klog_part all|boot|case FILE...: the kernel log lines, those before the
-# case's marker (the boot), or those from it on.
-klog_part() {
-	local part=$1 f
-	shift
-	for f in "$@"; do
-		[[ -f $f ]] || continue
-		case $part in
-		boot) sed '/siw2-vm: running/,$d' "$f" ;;
-		case) sed -n '/siw2-vm: running/,$p' "$f" ;;
-		*) cat "$f" ;;
-		esac
-	done
-}
-
 # A two-guest case ("# guests: 2" in its header, tests/vm/lib-2vm.sh):
 # link_make NAME TIMEOUT makes the two guests' Ethernet link, nothing else on it,
 # and sets link_kind and nic_a/nic_b (the case guest's and the peer's

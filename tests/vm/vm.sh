@@ -68,6 +68,22 @@ KLOG_BAD='WARNING:|\bBUG\b|Oops|refcount_t|list_del corruption|list_add corrupti
 # the case judges the program's exit.
 KLOG_USER=' traps: [^ ]+\[[0-9]+\] .* in [^ ]+\['
 
+# klog_part all|boot|case FILE...: the kernel log lines, those before the
+# guest's "siw2-vm: running" marker (the boot), or those from it on (run.sh,
+# tools/fuzz-long.sh).
+klog_part() {
+	local part=$1 f
+	shift
+	for f in "$@"; do
+		[[ -f $f ]] || continue
+		case $part in
+		boot) sed '/siw2-vm: running/,$d' "$f" ;;
+		case) sed -n '/siw2-vm: running/,$p' "$f" ;;
+		*) cat "$f" ;;
+		esac
+	done
+}
+
 vm_kernel() {
 	local img ver
 	if [[ -n ${SIW2_VM_KVER:-} ]]; then
