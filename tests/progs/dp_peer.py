@@ -798,6 +798,13 @@ def read_responses(conn, sess, reqs, out, wait):
     return probs
 
 
+def positive_obs():
+    """A positive scenario's observations before its data is judged: no
+    Terminate, so no Terminate fields."""
+    return {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
+            "tddp": "-", "tcrc": "-", "hdr_probs": ""}
+
+
 def run_positive(s, ctx, conn, sess, out, wait):
     rw, wo, ro = ctx.mr("rw"), ctx.mr("wo"), ctx.mr("ro")
     msgs = [
@@ -821,8 +828,7 @@ def run_positive(s, ctx, conn, sess, out, wait):
     reqs = [(0x00C0FFEE, 0x10000, rw_now(0, 3000)),
             (0x00C0FF01, 0x20000, mr_bytes(ro.seed, 0, 100)),
             (0x00C0FF02, 0x30000, rw_now(3900, 200))]
-    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
-           "tddp": "-", "tcrc": "-", "hdr_probs": ""}
+    obs = positive_obs()
     send_msgs(conn, sess, msgs, out)
     probs = read_responses(conn, sess, reqs, out, wait)
     obs["data"] = "ok" if not probs else "bad"
@@ -901,9 +907,8 @@ def run_rresp_race(s, ctx, conn, sess, out, wait):
         break
     if not probs and not changed:
         probs.append("no Response carried the Write's octets: the stall was not inside them")
-    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
-           "tddp": "-", "tcrc": "-", "hdr_probs": "",
-           "data": "ok" if not probs else "bad", "data_probs": "; ".join(probs)}
+    obs = positive_obs()
+    obs.update(data="ok" if not probs else "bad", data_probs="; ".join(probs))
     # The CRC errors are this scenario's data; the session's copy of them
     # would fail it twice.
     sess.errors = [e for e in sess.errors if "CRC is bad" not in e]
@@ -924,8 +929,7 @@ def run_write_scribbled(s, ctx, conn, sess, out, wait):
     rw, ro = ctx.mr("rw"), ctx.mr("ro")
     # One FPDU sent over and over: its CRC computed once.
     w = ctx.write(rw.stag, rw.addr, RW_LEN)
-    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
-           "tddp": "-", "tcrc": "-", "hdr_probs": ""}
+    obs = positive_obs()
     out("sending %d Writes of %d octets to rw" % (SCRIBBLE_WRITES, RW_LEN))
     if conn.send(w.raw * SCRIBBLE_WRITES, "writes"):
         sess.sent_fpdu = True
@@ -949,8 +953,7 @@ def run_write_dereg_mid(s, ctx, conn, sess, out, wait):
     rw, ro = ctx.mr("rw"), ctx.mr("ro")
     word = ctx.tout + ".dereg"
     w = ctx.write(rw.stag, rw.addr, DEREG_LEN)
-    obs = {"term": "none", "layout": "-", "flags": "-", "hdrs": "-", "seglen": "-",
-           "tddp": "-", "tcrc": "-", "hdr_probs": ""}
+    obs = positive_obs()
     probs = []
     scale = float(os.environ.get("SIW2_TIMEOUT_SCALE", "1") or 1)
     if conn.send(w.raw[:DEREG_CUT], "write head"):
